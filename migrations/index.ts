@@ -1,0 +1,6 @@
+import { Migration20261122000100_api_tokens } from './Migration20261122000100_api_tokens.js';
+
+/** Every migration in order; listed statically so the built app and the tests find them. */
+export const migrationsList = [
+  { name: Migration20261122000100_api_tokens.name, class: Migration20261122000100_api_tokens },
+];
