@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from './config/config.js';
 import { DatabaseModule, type DatabaseOptions } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
@@ -6,12 +6,18 @@ import { EventsModule } from './shared/events/events.module.js';
 import { AdminKeyGuard } from './shared/auth/admin-key.guard.js';
 import { TokensModule } from './modules/tokens/tokens.module.js';
 import { TemplatesModule } from './modules/templates/templates.module.js';
+import { FiltersModule } from './modules/filters/filters.module.js';
+import { IncidentsModule } from './modules/incidents/incidents.module.js';
+import { IntakeModule } from './modules/intake/intake.module.js';
+import { ApiLogModule } from './modules/api-log/api-log.module.js';
 import { ZipkinTracingTemplateModule } from './integrations/zipkin-tracing/zipkin-tracing.module.js';
 import { AlertWebhookTemplateModule } from './integrations/alert-webhook/alert-webhook.module.js';
 
 export interface AppModuleOptions {
   config: AppConfig;
   database: DatabaseOptions;
+  /** More modules to wire in, e.g. a template module that exists only in a test. */
+  imports?: Array<Type | DynamicModule>;
 }
 
 /** Wires the modules; no logic. */
@@ -26,9 +32,14 @@ export class AppModule {
         EventsModule,
         TokensModule,
         TemplatesModule,
+        FiltersModule,
+        IncidentsModule,
+        IntakeModule,
+        ApiLogModule,
         // Integration templates: one line each.
         ZipkinTracingTemplateModule,
         AlertWebhookTemplateModule,
+        ...(options.imports ?? []),
       ],
       controllers: [HealthController],
       providers: [{ provide: APP_CONFIG, useValue: options.config }, AdminKeyGuard],

@@ -3,19 +3,16 @@ import { Logger, type LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LOG_LEVELS, type AppConfig } from './config/config.js';
-import { AppModule } from './app.module.js';
-import type { DatabaseOptions } from './database/database.module.js';
+import { AppModule, type AppModuleOptions } from './app.module.js';
 import { registerBodyParsers } from './shared/http/body-parsers.js';
 import { AllExceptionsFilter } from './shared/http/exception.filter.js';
 import { createValidationPipe } from './shared/http/validation.js';
 import { setupSwagger } from './swagger.js';
+import { MAX_BODY_BYTES } from './shared/http/limits.js';
+import { TemplatesFacade } from './modules/templates/contracts.js';
 
-/** Largest intake body, as sent and after decompression: the Zipkin reporter's messageMaxBytes. */
-export const MAX_BODY_BYTES = 5_242_880;
 
-export interface CreateAppOptions {
-  config: AppConfig;
-  database: DatabaseOptions;
+export interface CreateAppOptions extends AppModuleOptions {
   /** Nest's own log output; defaults to the configured level. */
   logger?: false | NestLogLevel[];
 }
@@ -30,7 +27,12 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter());
-  setupSwagger(app);
+  // The known template ids exist once the template modules have registered: a dropdown in Swagger UI.
+  const templateIds = app.get(TemplatesFacade).ids();
+  setupSwagger(app, (document) => {
+    const template = (document.components?.schemas?.CreateFilterDto as { properties?: Record<string, { enum?: string[] }> } | undefined)?.properties?.template;
+    if (template) template.enum = templateIds;
+  });
   await app.init();
   return app;
 }

@@ -1,4 +1,6 @@
+import { Filter } from '../modules/filters/domain/filter.entity.js';
+import { Incident } from '../modules/incidents/domain/incident.entity.js';
 import { ApiToken } from '../modules/tokens/domain/api-token.entity.js';
 
 /** Every entity the ORM maps. */
-export const entities = [ApiToken];
+export const entities = [ApiToken, Filter, Incident];

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pg from 'pg';
-import { createApp } from '../../src/app.js';
+import { createApp, type CreateAppOptions } from '../../src/app.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { createTestDatabase, dropTestDatabase } from './database-url.js';
 
@@ -32,10 +32,10 @@ export class TestApp {
     readonly config: AppConfig,
   ) {}
 
-  static async start(env: Record<string, string> = {}): Promise<TestApp> {
+  static async start(env: Record<string, string> = {}, imports: CreateAppOptions['imports'] = []): Promise<TestApp> {
     const databaseUrl = await createTestDatabase();
     const config = loadConfig({ ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'error', ...env });
-    const app = await createApp({ config, database: { url: databaseUrl, migrate: false, poolSize: 10 }, logger: false });
+    const app = await createApp({ config, database: { url: databaseUrl, migrate: false, poolSize: 10 }, logger: process.env.TEST_LOG ? ['error', 'warn'] : false, imports });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : 0;

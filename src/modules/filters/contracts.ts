@@ -32,9 +32,6 @@ export interface FiltersReplies {
   PayloadEvaluated: PayloadOutcome[];
 }
 
-export abstract class FiltersFacade {
-  /** Throws FilterNotFoundError for an unknown id. */
-  abstract assertExists(filterId: string): Promise<void>;
-}
+export { FiltersFacade } from './filters.facade.js';
 
 export type { FilterOutcome };

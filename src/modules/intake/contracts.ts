@@ -10,8 +10,8 @@ export interface FilterOutcome {
   filterId: string;
   filterName: string | null;
   action: FilterAction;
-  /** The incidents created, deduplicated or resolved (empty for unmatched and no-open-incident). */
-  incidentIds: string[];
+  /** The incident created, deduplicated or resolved; null for unmatched and no-open-incident. */
+  incidentId: string | null;
 }
 
 /** The outcome of one payload (one element of the body), filter by filter. */

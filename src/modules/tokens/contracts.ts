@@ -27,3 +27,4 @@ export interface TokensEvents {
 
 export { TokenNotFoundError } from './domain/token.errors.js';
 export { ApiTokenGuard, CurrentToken } from './http/api-token.guard.js';
+export { TokensModule } from './tokens.module.js';

@@ -35,9 +35,12 @@ export class EventBus implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
+    // A service also provided under its facade's token shows up twice: subscribe it once.
+    const seen = new Set<object>();
     for (const wrapper of this.discovery.getProviders()) {
       const instance = wrapper.instance as Record<string, unknown> | undefined;
-      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
+      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic() || seen.has(instance)) continue;
+      seen.add(instance);
       const prototype = Object.getPrototypeOf(instance) as object;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
         const names = Reflect.getMetadata(ON_DOMAIN_EVENT, prototype, method) as DomainEventName[] | undefined;

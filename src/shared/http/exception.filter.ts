@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError, type ErrorKind } from '../errors/domain-error.js';
+import { MAX_BODY_BYTES } from './limits.js';
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   invalid: 400,
@@ -21,6 +22,12 @@ export interface ErrorBody {
   code?: string;
   details?: unknown;
 }
+
+const FRAMEWORK_ERRORS: Record<number, { code: string; message?: string }> = {
+  404: { code: 'ROUTE_NOT_FOUND' },
+  413: { code: 'PAYLOAD_TOO_LARGE', message: `body exceeds ${MAX_BODY_BYTES} bytes` },
+  415: { code: 'UNSUPPORTED_MEDIA_TYPE' },
+};
 
 /** Fastify's own errors (body parsing, limits) carry a code and a status. */
 interface FastifyError {
@@ -49,10 +56,12 @@ export function toErrorBody(error: unknown): { body: ErrorBody; headers: Record<
     return { body: make(status, error.message, error.code, error.details), headers };
   }
   if (error instanceof HttpException) {
+    // Raised by Nest or Fastify before our code runs (unknown route, body over the limit, ...).
     const status = error.getStatus();
     const response = error.getResponse();
     const message = typeof response === 'string' ? response : String((response as { message?: unknown }).message ?? error.message);
-    return { body: make(status, message, status === 404 ? 'ROUTE_NOT_FOUND' : undefined), headers };
+    const known = FRAMEWORK_ERRORS[status];
+    return { body: make(status, known?.message ?? message, known?.code), headers };
   }
   const fastify = error as FastifyError;
   if (typeof fastify?.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500 && fastify.code?.startsWith('FST_')) {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsOmittable } from './validation.js';
 import { InvalidInputError } from '../errors/domain-error.js';
 import { isUuid } from '../ids.js';
 
@@ -10,7 +11,7 @@ export const PAGE_LIMIT_MAX = 500;
 /** `limit` and `cursor` of every list endpoint. */
 export class PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT, description: 'Items per page' })
-  @IsOptional()
+  @IsOmittable()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -18,7 +19,7 @@ export class PageQueryDto {
   limit?: number;
 
   @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(200)
   cursor?: string;

@@ -1,4 +1,5 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 import { InvalidInputError } from '../errors/domain-error.js';
 
 function flatten(errors: ValidationError[], parent = ''): Array<{ field: string; problems: string[] }> {
@@ -22,4 +23,9 @@ export function createValidationPipe(): ValidationPipe {
       return new InvalidInputError('VALIDATION_FAILED', message, details);
     },
   });
+}
+
+/** Optional, but not nullable: an absent value skips validation, `null` fails it. */
+export function IsOmittable(): PropertyDecorator {
+  return ValidateIf((_, value) => value !== undefined);
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { IsOmittable } from '../../../../shared/http/validation.js';
 import { PageOf } from '../../../../shared/http/pagination.js';
 import { TOKEN_NAME_MAX } from '../../domain/api-token.entity.js';
 
@@ -12,13 +13,12 @@ export class CreateTokenDto {
   name!: string;
 
   @ApiPropertyOptional({ default: false, description: 'Store every call made with this token in the API log (switches itself off after 48 hours)' })
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   debug?: boolean;
 
   @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: RATE_LIMIT_MAX, description: 'Requests a minute; null uses INTAKE_RATE_LIMIT' })
   @IsOptional()
-  @ValidateIf((_, value) => value !== null)
   @IsInt()
   @Min(1)
   @Max(RATE_LIMIT_MAX)
@@ -27,19 +27,18 @@ export class CreateTokenDto {
 
 export class UpdateTokenDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: TOKEN_NAME_MAX, example: 'zipkin-staging' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, TOKEN_NAME_MAX)
   name?: string;
 
   @ApiPropertyOptional({ description: 'true (re)starts the debug window; false stops logging now' })
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   debug?: boolean;
 
   @ApiPropertyOptional({ type: Number, nullable: true, minimum: 1, maximum: RATE_LIMIT_MAX, description: 'Requests a minute; null uses INTAKE_RATE_LIMIT' })
   @IsOptional()
-  @ValidateIf((_, value) => value !== null)
   @IsInt()
   @Min(1)
   @Max(RATE_LIMIT_MAX)

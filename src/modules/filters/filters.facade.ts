@@ -1,0 +1,4 @@
+export abstract class FiltersFacade {
+  /** Throws FilterNotFoundError for an unknown id. */
+  abstract assertExists(filterId: string): Promise<void>;
+}

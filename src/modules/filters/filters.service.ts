@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { EventBus, OnDomainEvent } from '../../shared/events/event-bus.js';
+import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
+import { isUuid } from '../../shared/ids.js';
+import type { PayloadOutcome, PayloadReceived } from '../intake/contracts.js';
+import { TemplatesFacade } from '../templates/contracts.js';
+import { TokensFacade } from '../tokens/contracts.js';
+import type { FilterDecision } from './contracts.js';
+import { FiltersFacade } from './filters.facade.js';
+import { definedOnly, Filter, type ResolveValues, type TriggerValues } from './domain/filter.entity.js';
+import { FilterNotFoundError } from './domain/filter.errors.js';
+import { evaluateFilter, type Evaluation, type FilterRule } from './domain/filter-matcher.js';
+import { toFilterDto, type CreateFilterDto, type FilterDto, type UpdateFilterDto } from './http/dto/filter.dto.js';
+
+@Injectable()
+export class FiltersService implements FiltersFacade {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly events: EventBus,
+    private readonly tokens: TokensFacade,
+    private readonly templates: TemplatesFacade,
+  ) {}
+
+  /** A template fills every value; each value given beside it replaces that one value. */
+  async create(input: CreateFilterDto): Promise<FilterDto> {
+    const template = input.template !== undefined ? this.templates.get(input.template) : null;
+    await this.tokens.assertExists(input.tokenId);
+    const trigger: TriggerValues = { ...template?.trigger, ...definedOnly(input.trigger ?? {}) };
+    const resolve: ResolveValues | null =
+      input.resolve === null ? null : { ...template?.resolve, ...definedOnly(input.resolve ?? {}) };
+    const filter = new Filter(input.tokenId, input.name ?? null, template?.id ?? null, trigger, resolve, new Date());
+    await this.orm.em.fork().persist(filter).flush();
+    await this.events.publish('FilterCreated', { filterId: filter.id, tokenId: filter.tokenId });
+    return toFilterDto(filter);
+  }
+
+  async list(query: { tokenId?: string; limit?: number; cursor?: string }): Promise<Page<FilterDto>> {
+    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
+    const cursor = decodeCursor(query.cursor);
+    const rows = await this.orm.em.fork().find(
+      Filter,
+      { ...(query.tokenId ? { tokenId: query.tokenId } : {}), ...olderThan('createdAt', cursor) },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1 },
+    );
+    return toPage(rows, limit, (f) => f.createdAt, toFilterDto);
+  }
+
+  async get(id: string): Promise<FilterDto> {
+    return toFilterDto(await this.find(this.orm.em.fork(), id));
+  }
+
+  async update(id: string, input: UpdateFilterDto): Promise<FilterDto> {
+    const em = this.orm.em.fork();
+    const filter = await this.find(em, id);
+    filter.edit(input, new Date());
+    await em.flush();
+    await this.events.publish('FilterUpdated', { filterId: filter.id, tokenId: filter.tokenId });
+    return toFilterDto(filter);
+  }
+
+  /** Deletes the filter; its incidents stay (open ones can be resolved by hand). */
+  async remove(id: string): Promise<void> {
+    const em = this.orm.em.fork();
+    const filter = await this.find(em, id);
+    await em.remove(filter).flush();
+    await this.events.publish('FilterDeleted', { filterId: filter.id, tokenId: filter.tokenId });
+  }
+
+  /** Dry run: what the filter would do with this payload. Writes nothing. */
+  async dryRun(id: string, payload: Record<string, unknown>): Promise<Evaluation> {
+    const filter = await this.find(this.orm.em.fork(), id);
+    return evaluateFilter(filter.toRule(), payload);
+  }
+
+  async assertExists(filterId: string): Promise<void> {
+    await this.find(this.orm.em.fork(), filterId);
+  }
+
+  /** Evaluates the token's filters on each payload and has the decisions carried out. */
+  @OnDomainEvent('PayloadReceived')
+  async onPayloadReceived(event: PayloadReceived): Promise<PayloadOutcome[]> {
+    const rules = await this.rulesOf(event.tokenId);
+    const decisions = event.payloads.map((payload) => rules.map((rule) => decide(rule, payload)));
+    return this.events.request('PayloadEvaluated', { tokenId: event.tokenId, receivedAt: event.receivedAt, decisions });
+  }
+
+  private async rulesOf(tokenId: string): Promise<FilterRule[]> {
+    const filters = await this.orm.em.fork().find(Filter, { tokenId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+    return filters.map((f) => f.toRule());
+  }
+
+  private async find(em: MikroORM['em'], id: string): Promise<Filter> {
+    const filter = isUuid(id) ? await em.findOne(Filter, { id }) : null;
+    if (!filter) throw new FilterNotFoundError(id);
+    return filter;
+  }
+}
+
+function decide(rule: FilterRule, payload: Record<string, unknown>): FilterDecision {
+  const evaluation = evaluateFilter(rule, payload);
+  const base = { filterId: rule.id, filterName: rule.name };
+  switch (evaluation.action) {
+    case 'resolve':
+      return { ...base, action: 'resolve', mappedValue: evaluation.resolve.mappedValue };
+    case 'trigger':
+      return {
+        ...base,
+        action: 'trigger',
+        title: evaluation.trigger.title ?? '',
+        description: evaluation.trigger.description ?? '',
+        mappedValue: evaluation.trigger.mappedValue,
+      };
+    default:
+      return { ...base, action: 'none' };
+  }
+}

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { EventBus, OnDomainEvent } from '../../shared/events/event-bus.js';
+import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
+import { isUuid } from '../../shared/ids.js';
+import type { PayloadEvaluated } from '../filters/contracts.js';
+import type { FilterOutcome, PayloadOutcome } from '../intake/contracts.js';
+import type { IncidentsEvents } from './contracts.js';
+import { Incident } from './domain/incident.entity.js';
+import { IncidentNotFoundError } from './domain/incident.errors.js';
+import { resolveById, resolveMapped, triggerIncident } from './incident.store.js';
+import { toIncidentDto, type IncidentDto, type ListIncidentsQueryDto } from './http/dto/incident.dto.js';
+
+type IncidentEvent = { [K in keyof IncidentsEvents]: { name: K; payload: IncidentsEvents[K] } }[keyof IncidentsEvents];
+
+@Injectable()
+export class IncidentsService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly events: EventBus,
+  ) {}
+
+  /**
+   * Carries out the filters' decisions for one call in one transaction, payloads in order (a
+   * start and its completion in one body resolve each other), then publishes incident events.
+   */
+  @OnDomainEvent('PayloadEvaluated')
+  async onPayloadEvaluated(event: PayloadEvaluated): Promise<PayloadOutcome[]> {
+    const at = event.receivedAt;
+    const published: IncidentEvent[] = [];
+    const outcomes = await this.orm.em.fork().transactional(async (em) => {
+      const results: PayloadOutcome[] = [];
+      for (const [index, decisions] of event.decisions.entries()) {
+        const filters: FilterOutcome[] = [];
+        for (const decision of decisions) {
+          const base = { filterId: decision.filterId, filterName: decision.filterName };
+          if (decision.action === 'none') {
+            filters.push({ ...base, action: 'unmatched', incidentId: null });
+          } else if (decision.action === 'resolve') {
+            const id = decision.mappedValue === null ? null : await resolveMapped(em, decision.filterId, decision.mappedValue, at);
+            filters.push({ ...base, action: id ? 'resolved' : 'no-open-incident', incidentId: id });
+            if (id) {
+              published.push({
+                name: 'IncidentResolved',
+                payload: { incidentId: id, tokenId: event.tokenId, filterId: decision.filterId, mappedValue: decision.mappedValue, resolvedBy: 'filter', resolvedAt: at.toISOString() },
+              });
+            }
+          } else {
+            const write = { tokenId: event.tokenId, filterId: decision.filterId, title: decision.title, description: decision.description, mappedValue: decision.mappedValue, at };
+            const result = await triggerIncident(em, write);
+            filters.push({ ...base, action: result.created ? 'created' : 'deduplicated', incidentId: result.id });
+            published.push(
+              result.created
+                ? { name: 'IncidentCreated', payload: { incidentId: result.id, tokenId: event.tokenId, filterId: decision.filterId, title: decision.title, mappedValue: decision.mappedValue, createdAt: at.toISOString() } }
+                : { name: 'IncidentDeduplicated', payload: { incidentId: result.id, tokenId: event.tokenId, filterId: decision.filterId, mappedValue: decision.mappedValue ?? '', triggerCount: result.triggerCount, lastTriggeredAt: at.toISOString() } },
+            );
+          }
+        }
+        results.push({ index, filters });
+      }
+      return results;
+    });
+    for (const { name, payload } of published) await this.events.publish(name, payload as never);
+    return outcomes;
+  }
+
+  async list(query: ListIncidentsQueryDto): Promise<Page<IncidentDto>> {
+    const limit = query.limit ?? PAGE_LIMIT_DEFAULT;
+    const cursor = decodeCursor(query.cursor);
+    const where = {
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.tokenId ? { tokenId: query.tokenId } : {}),
+      ...(query.filterId ? { filterId: query.filterId } : {}),
+      ...olderThan('createdAt', cursor),
+    };
+    const rows = await this.orm.em.fork().find(Incident, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1 });
+    return toPage(rows, limit, (i) => i.createdAt, toIncidentDto);
+  }
+
+  async get(id: string): Promise<IncidentDto> {
+    return toIncidentDto(await this.find(id));
+  }
+
+  /** Resolves by hand; resolving a resolved incident changes nothing and answers it as it is. */
+  async resolve(id: string): Promise<IncidentDto> {
+    if (!isUuid(id)) throw new IncidentNotFoundError(id);
+    const at = new Date();
+    const row = await resolveById(this.orm.em.fork(), id, at);
+    if (row) {
+      await this.events.publish('IncidentResolved', {
+        incidentId: row.id,
+        tokenId: row.token_id,
+        filterId: row.filter_id,
+        mappedValue: row.mapped_value,
+        resolvedBy: 'admin',
+        resolvedAt: at.toISOString(),
+      });
+    }
+    return this.get(id);
+  }
+
+  private async find(id: string): Promise<Incident> {
+    const incident = isUuid(id) ? await this.orm.em.fork().findOne(Incident, { id }) : null;
+    if (!incident) throw new IncidentNotFoundError(id);
+    return incident;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * JSON.parse that keeps every number's digits as received (PRODUCT.md: "numbers their digits exactly as
+ * received (a 64-bit integer id keeps every digit)"). Pure.
+ */
+
+// TypeScript's lib does not declare JSON.rawJSON or the reviver's third argument yet (Node 24 has both).
+const JsonWithRaw = JSON as unknown as { rawJSON(text: string): unknown };
+interface ReviverContext {
+  source?: string;
+}
+
+/**
+ * Matches (somewhere in the text) every JSON number token whose `String(JSON.parse(token))` may differ
+ * from the token; false positives only cost speed. Why it is complete, for a token
+ * `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`:
+ *   - an exponent always follows a digit: `\d[eE]`;
+ *   - with no exponent, JavaScript prints the shortest digits that round-trip, in plain notation when
+ *     1e-6 <= |x| < 1e21. A decimal of at most 15 significant digits is the only one of at most 15 digits
+ *     that maps to its double (DBL_DIG = 15), so it prints back as itself, except when
+ *       - it has 16+ digits (significant digits are a subset of the digits, which run contiguously
+ *         around at most one dot): `\d(?:\.?\d){15}`, which also covers |x| >= 1e21 (22+ digits);
+ *       - its fraction ends in 0 (`1.50`, `1.0`, `0.0`, `-0.00`): `\.\d*0(?!\d)`;
+ *       - |x| < 1e-6, i.e. six zeros right after the dot: `\.0{6}`;
+ *       - it is negative zero without a fraction (`-0` prints as `0`): `-0(?!\.)`.
+ * Every other token prints back exactly, so when the text has no match, JSON.parse keeps every digit.
+ */
+export const MAY_NOT_ROUND_TRIP = /\d(?:\.?\d){15}|\d[eE]|\.\d*0(?!\d)|\.0{6}/;
+
+/**
+ * Like `JSON.parse(text)` (a SyntaxError for bad JSON), except that a number whose source text differs
+ * from `String(number)` (`12345678901234567890`, `1.50`, `1e3`, `-0`) is `JSON.rawJSON(source)`: its
+ * `rawJSON` is the source text and JSON.stringify prints it as received.
+ */
+export function parseJsonPreservingNumbers(text: string): unknown {
+  // The reviver makes parsing several times slower: use it only when some number may need it.
+  return MAY_NOT_ROUND_TRIP.test(text) ? parseJsonKeepingEveryNumber(text) : JSON.parse(text);
+}
+
+/** The slow path alone (always the reviver); exported for tests. */
+export function parseJsonKeepingEveryNumber(text: string): unknown {
+  try {
+    return JSON.parse(text, keepSourceDigits as (key: string, value: unknown) => unknown);
+  } catch (error) {
+    if (error instanceof SyntaxError) throw error;
+    // The reviver walks recursively: nesting thousands deep overflows the stack (a RangeError) where
+    // plain JSON.parse does not. Accept such a payload like JSON.parse would, at the cost of exact digits.
+    return JSON.parse(text);
+  }
+}
+
+function keepSourceDigits(_key: string, value: unknown, context?: ReviverContext): unknown {
+  if (typeof value === 'number' && typeof context?.source === 'string' && String(value) !== context.source) {
+    return JsonWithRaw.rawJSON(context.source);
+  }
+  return value;
+}
