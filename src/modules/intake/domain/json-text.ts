@@ -24,7 +24,7 @@ interface ReviverContext {
  *       - it is negative zero without a fraction (`-0` prints as `0`): `-0(?!\.)`.
  * Every other token prints back exactly, so when the text has no match, JSON.parse keeps every digit.
  */
-export const MAY_NOT_ROUND_TRIP = /\d(?:\.?\d){15}|\d[eE]|\.\d*0(?!\d)|\.0{6}/;
+export const MAY_NOT_ROUND_TRIP = /\d(?:\.?\d){15}|\d[eE]|\.\d*0(?!\d)|\.0{6}|-0(?!\.)/;
 
 /**
  * Like `JSON.parse(text)` (a SyntaxError for bad JSON), except that a number whose source text differs
