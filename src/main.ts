@@ -42,19 +42,18 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const base = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
-  console.log(
-    [
-      `Incident intake is listening on ${base}`,
-      `  Swagger UI:    ${base}/docs`,
-      `  OpenAPI:       ${base}/docs-json`,
-      `  Trace intake:  POST ${base}/v1/trace`,
-      `  Alert intake:  POST ${base}/v1/alert`,
-      `  Database:      ${embedded ? `embedded PostgreSQL, data in ${embedded.clusterDir}` : 'DATABASE_URL'}`,
-    ].join('\n'),
-  );
+  const lines = [
+    `Incident intake is listening on ${base}`,
+    `  Swagger UI:    ${base}/docs`,
+    `  OpenAPI:       ${base}/docs-json`,
+    `  Trace intake:  POST ${base}/v1/trace`,
+    `  Alert intake:  POST ${base}/v1/alert`,
+    `  Database:      ${embedded ? `embedded PostgreSQL, data in ${embedded.clusterDir}` : 'DATABASE_URL'}`,
+  ];
   if (config.adminApiKeyGenerated) {
-    console.log(`  Admin key (generated for this run; set ADMIN_API_KEY to keep one): ${config.adminApiKey}`);
+    lines.push(`  Admin key (generated for this run; set ADMIN_API_KEY to keep one): ${config.adminApiKey}`);
   }
+  console.log(lines.join('\n'));
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,16 +14,20 @@ interface Started {
   baseUrl: string;
 }
 
+const children = new Set<ChildProcess>();
+
 /** Runs the built service as `npm start` would and waits for its start-up lines. */
 function startService(env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start in time:\n${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match && output.includes('Alert intake:')) {
+      if (match && output.includes('Database:')) {
         clearTimeout(timer);
         resolve({ child, output: () => output, baseUrl: match[1] });
       }
@@ -39,7 +43,6 @@ function startService(env: Record<string, string>): Promise<Started> {
 
 function stop(started: Started, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
   return new Promise((resolve) => {
-    started.child.removeAllListeners('exit');
     started.child.once('exit', (code) => resolve(code));
     started.child.kill(signal);
   });
@@ -57,6 +60,11 @@ const admin = (baseUrl: string, path: string, init: RequestInit = {}) =>
 
 describe('Starting the service (e2e, child process)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'intake-boot-'));
+  afterEach(async () => {
+    // A failed test must not leave a service (and its PostgreSQL) running.
+    const running = [...children].filter((child) => child.exitCode === null && child.signalCode === null);
+    await Promise.all(running.map((child) => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM')))));
+  });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts on an embedded PostgreSQL, keeps data across a restart and stops cleanly on SIGTERM and SIGINT', async () => {

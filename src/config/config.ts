@@ -18,6 +18,8 @@ export interface AppConfig {
   logLevel: LogLevel;
   /** How long a token's debug mode lasts once turned on, in milliseconds. */
   debugTtlMs: number;
+  /** API log entries older than this are deleted, in milliseconds. */
+  apiLogRetentionMs: number;
 }
 
 /** A configuration value that stops the start; `message` is the one line shown to the operator. */
@@ -91,6 +93,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (debugTtlMs === null) {
     throw new ConfigError('API_TOKEN_DEBUG_TTL', `must be a number with a unit s, m, h or d (e.g. 48h), got "${debugTtlRaw}"`);
   }
+  const retentionRaw = env.API_LOG_RETENTION?.trim() || '30d';
+  const apiLogRetentionMs = parseDuration(retentionRaw);
+  if (apiLogRetentionMs === null) {
+    throw new ConfigError('API_LOG_RETENTION', `must be a number with a unit s, m, h or d (e.g. 30d), got "${retentionRaw}"`);
+  }
   const admin = readAdminKey(env, nodeEnv);
   return {
     nodeEnv,
@@ -102,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     adminApiKeyGenerated: admin.generated,
     logLevel,
     debugTtlMs,
+    apiLogRetentionMs,
   };
 }
 
