@@ -1,4 +1,5 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { APP_CONFIG, type AppConfig } from './config/config.js';
 import { DatabaseModule, type DatabaseOptions } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
@@ -30,6 +31,7 @@ export class AppModule {
       imports: [
         DatabaseModule.forRoot(options.database),
         EventsModule,
+        ScheduleModule.forRoot(),
         TokensModule,
         TemplatesModule,
         FiltersModule,

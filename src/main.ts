@@ -1,12 +1,16 @@
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type AppConfig } from './config/config.js';
+import { isLoopbackHost, listeningBaseUrl, loadTlsCredentials, type TlsCredentials } from './config/transport.js';
 import { EmbeddedPostgres, EmbeddedPostgresError } from './database/embedded-postgres.js';
 
 /** Starts the service: configuration, database (embedded unless DATABASE_URL), HTTP. */
 async function main(): Promise<void> {
   let config: AppConfig;
+  let tls: TlsCredentials | null;
   try {
     config = loadConfig();
+    // Read and matched before anything starts, so a wrong certificate or key is one line.
+    tls = config.tls ? loadTlsCredentials(config.tls) : null;
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -40,20 +44,30 @@ async function main(): Promise<void> {
 
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const base = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+  const base = listeningBaseUrl(config.host, port, tls !== null);
+  const publicBase = config.publicBaseUrl ?? base;
   const lines = [
     `Incident intake is listening on ${base}`,
     `  Swagger UI:    ${base}/docs`,
     `  OpenAPI:       ${base}/docs-json`,
-    `  Trace intake:  POST ${base}/v1/trace`,
-    `  Alert intake:  POST ${base}/v1/alert`,
+    `  Trace intake:  POST ${publicBase}/v1/trace`,
+    `  Alert intake:  POST ${publicBase}/v1/alert`,
+    ...(tls ? [`  TLS:           ${tls.subject}, valid until ${tls.validTo.toISOString()}; HSTS on`] : []),
     `  Database:      ${embedded ? `embedded PostgreSQL, data in ${embedded.clusterDir}` : 'DATABASE_URL'}`,
   ];
   if (config.adminApiKeyGenerated) {
     lines.push(`  Admin key (generated for this run; set ADMIN_API_KEY to keep one): ${config.adminApiKey}`);
   }
   console.log(lines.join('\n'));
+  if (tls && tls.validTo.getTime() < Date.now()) {
+    console.warn(`Warning: the certificate in TLS_CERT_FILE expired at ${tls.validTo.toISOString()}; senders will refuse it`);
+  }
+  if (!tls && !isLoopbackHost(config.host)) {
+    console.warn(
+      `Warning: plain HTTP on ${config.host}: a TLS-terminating proxy must be in front (or set TLS_CERT_FILE and TLS_KEY_FILE)` +
+        (config.publicBaseUrl ? '' : '; set PUBLIC_BASE_URL to the address senders use'),
+    );
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -42,6 +42,7 @@ describe('Application (e2e)', () => {
           'DELETE /api/filters/{id}', 'DELETE /api/tokens/{id}', 'GET /api/filters', 'GET /api/filters/{id}', 'GET /api/incidents', 'GET /api/incidents/{id}',
           'GET /api/templates', 'GET /api/tokens', 'GET /api/tokens/{id}', 'GET /health', 'GET /health/ready', 'PATCH /api/filters/{id}', 'PATCH /api/tokens/{id}',
           'POST /api/filters', 'POST /api/filters/{id}/test', 'POST /api/incidents/{id}/resolve', 'POST /api/tokens', 'POST /v1/alert', 'POST /v1/trace',
+          'GET /api/api-log', 'GET /api/api-log/{id}', 'POST /api/filters/backtest', 'POST /api/filters/{id}/backtest', 'GET /api/tokens/{id}/endpoint-settings',
         ].sort(),
       );
       for (const { route, op } of operations) {
@@ -51,7 +52,7 @@ describe('Application (e2e)', () => {
         else expect({ route, schemes }).toEqual({ route, schemes: [] });
         if (schemes.length > 0) expect({ route, has401: '401' in op.responses }).toEqual({ route, has401: true });
       }
-      expect(Object.keys(doc.paths['/v1/trace'].post.responses).sort()).toEqual(['202', '400', '401', '413', '415']);
+      expect(Object.keys(doc.paths['/v1/trace'].post.responses).sort()).toEqual(['202', '400', '401', '413', '415', '422', '429', '503']);
     });
 
     it('serves Swagger UI', async () => {

@@ -74,7 +74,7 @@ describe('Starting the service (e2e, child process)', () => {
     expect(first.output()).toContain('/v1/trace');
     expect(first.output()).toContain('/v1/alert');
     expect(first.output()).toContain('embedded PostgreSQL');
-    const created = await (await admin(first.baseUrl, '/api/tokens', { method: 'POST', body: JSON.stringify({ name: 'survivor' }) })).json();
+    const created = (await (await admin(first.baseUrl, '/api/tokens', { method: 'POST', body: JSON.stringify({ name: 'survivor' }) })).json()) as { id: string; name: string };
     expect(created.name).toBe('survivor');
     expect(await stop(first, 'SIGTERM')).toBe(0);
     expect(first.output()).toContain('stopped');

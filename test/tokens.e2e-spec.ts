@@ -24,6 +24,7 @@ describe('API tokens (e2e)', () => {
       createdAt: expect.any(String),
       lastUsedAt: null,
       token: expect.stringMatching(/^iit_[A-Za-z0-9_-]{43}$/),
+      endpointSettings: expect.objectContaining({ tokenId: created.body.id, secretPlaceholder: null }),
     });
     const read = await t.call('GET', `/api/tokens/${created.body.id}`);
     expect(read.status).toBe(200);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import zipkin from 'zipkin';
+import type { EventEmitter } from 'node:events';
 import { HttpLogger } from 'zipkin-transport-http';
 import { TestApp } from './support/test-app.js';
 
@@ -7,7 +8,8 @@ type Encoder = typeof zipkin.jsonEncoder.JSON_V2;
 
 /** The real Zipkin reporter (zipkin + zipkin-transport-http) pointed at /v1/trace with a bearer token. */
 function reporter(endpoint: string, secret: string, jsonEncoder: Encoder) {
-  const logger = new HttpLogger({ endpoint, jsonEncoder, headers: { Authorization: `Bearer ${secret}` }, httpInterval: 20 });
+  // HttpLogger is an EventEmitter ('success', 'error'), which its typings leave out.
+  const logger = new HttpLogger({ endpoint, jsonEncoder, headers: { Authorization: `Bearer ${secret}` }, httpInterval: 20 }) as HttpLogger & EventEmitter;
   const errors: Error[] = [];
   logger.on('error', (error: Error) => errors.push(error));
   const tracer = new zipkin.Tracer({ ctxImpl: new zipkin.ExplicitContext(), recorder: new zipkin.BatchRecorder({ logger }), localServiceName: 'checkout' });

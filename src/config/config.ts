@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'verbose'] as const;
@@ -9,6 +10,12 @@ export interface AppConfig {
   nodeEnv: string;
   port: number;
   host: string;
+  /** The address senders use (endpoint settings), without a trailing slash; null: the listening address. */
+  publicBaseUrl: string | null;
+  /** PEM files to serve HTTPS with; null: plain HTTP, for a TLS-terminating proxy in front. */
+  tls: TlsFiles | null;
+  /** Which proxies' X-Forwarded-* headers to believe (Fastify's `trustProxy`). */
+  trustProxy: TrustProxy;
   /** External PostgreSQL; when unset an embedded server is started under `dataDir`. */
   databaseUrl: string | null;
   dataDir: string;
@@ -20,7 +27,17 @@ export interface AppConfig {
   debugTtlMs: number;
   /** API log entries older than this are deleted, in milliseconds. */
   apiLogRetentionMs: number;
+  /** Intake calls a minute per token (per instance) unless the token sets its own; null: off. */
+  intakeRateLimit: number | null;
 }
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+}
+
+/** false, true (every proxy), a hop count, or the addresses/CIDRs of the trusted proxies. */
+export type TrustProxy = boolean | number | string[];
 
 /** A configuration value that stops the start; `message` is the one line shown to the operator. */
 export class ConfigError extends Error {
@@ -81,6 +98,58 @@ function readAdminKey(env: NodeJS.ProcessEnv, nodeEnv: string): { key: string; g
   return { key: raw, generated: false };
 }
 
+function readPublicBaseUrl(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.PUBLIC_BASE_URL?.trim();
+  if (!raw) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ConfigError('PUBLIC_BASE_URL', `must be the http:// or https:// address senders use (e.g. https://intake.example.com), got ${JSON.stringify(raw)}`);
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new ConfigError('PUBLIC_BASE_URL', `must not carry credentials, a query or a fragment, got ${JSON.stringify(raw)}`);
+  }
+  // A path is kept (a proxy may serve the service under a prefix); trailing slashes are not.
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+function readTls(env: NodeJS.ProcessEnv): TlsFiles | null {
+  const certFile = env.TLS_CERT_FILE?.trim();
+  const keyFile = env.TLS_KEY_FILE?.trim();
+  if (!certFile && !keyFile) return null;
+  if (!keyFile) throw new ConfigError('TLS_KEY_FILE', 'must be set together with TLS_CERT_FILE (both or neither)');
+  if (!certFile) throw new ConfigError('TLS_CERT_FILE', 'must be set together with TLS_KEY_FILE (both or neither)');
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile) };
+}
+
+/** proxy-addr's named ranges, accepted in TRUST_PROXY lists beside addresses and CIDRs. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+function readTrustProxy(env: NodeJS.ProcessEnv): TrustProxy {
+  const raw = env.TRUST_PROXY?.trim() ?? '';
+  if (raw === '' || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  if (/^\d{1,3}$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const bad = entries.find((entry) => !isProxyAddress(entry));
+  if (entries.length === 0 || bad !== undefined) {
+    throw new ConfigError('TRUST_PROXY', `must be false, true, a hop count or a comma-separated list of addresses/CIDRs (e.g. 10.0.0.0/8,127.0.0.1), got ${JSON.stringify(bad ?? raw)}`);
+  }
+  return entries;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV ?? 'development';
   const host = env.HOST?.trim() || '127.0.0.1';
@@ -98,11 +167,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (apiLogRetentionMs === null) {
     throw new ConfigError('API_LOG_RETENTION', `must be a number with a unit s, m, h or d (e.g. 30d), got "${retentionRaw}"`);
   }
+  const rateRaw = env.INTAKE_RATE_LIMIT?.trim() || '6000';
+  const intakeRateLimit = rateRaw === 'off' ? null : /^[1-9]\d{0,8}$/.test(rateRaw) ? Number(rateRaw) : undefined;
+  if (intakeRateLimit === undefined) {
+    throw new ConfigError('INTAKE_RATE_LIMIT', `must be a positive number of requests a minute, or off; got "${rateRaw}"`);
+  }
   const admin = readAdminKey(env, nodeEnv);
   return {
     nodeEnv,
     port: readPort(env),
     host,
+    publicBaseUrl: readPublicBaseUrl(env),
+    tls: readTls(env),
+    trustProxy: readTrustProxy(env),
     databaseUrl: readDatabaseUrl(env),
     dataDir: resolve(env.DATA_DIR?.trim() || '.data'),
     adminApiKey: admin.key,
@@ -110,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel,
     debugTtlMs,
     apiLogRetentionMs,
+    intakeRateLimit,
   };
 }
 

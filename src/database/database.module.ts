@@ -24,7 +24,8 @@ export async function createOrm(options: DatabaseOptions): Promise<MikroORM> {
     extensions: [Migrator],
     migrations: { migrationsList, silent: true, snapshot: false, transactional: true, allOrNothing: true },
     pool: { min: 0, max: options.poolSize ?? 20 },
-    driverOptions: { connectionTimeoutMillis: 2000 },
+    // Fail fast when PostgreSQL is unreachable: intake answers 503 within 2 seconds.
+    driverOptions: { connectionTimeoutMillis: 1500 },
     forceUtcTimezone: true,
     debug: false,
     allowGlobalContext: false,

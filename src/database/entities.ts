@@ -1,6 +1,7 @@
+import { ApiLogEntry } from '../modules/api-log/domain/api-log-entry.entity.js';
 import { Filter } from '../modules/filters/domain/filter.entity.js';
 import { Incident } from '../modules/incidents/domain/incident.entity.js';
 import { ApiToken } from '../modules/tokens/domain/api-token.entity.js';
 
 /** Every entity the ORM maps. */
-export const entities = [ApiToken, Filter, Incident];
+export const entities = [ApiToken, Filter, Incident, ApiLogEntry];

@@ -1,4 +1,7 @@
-/** The API log module's public surface. It stores the calls of tokens in debug mode (issue: API log). */
+/** The API log module's public surface: the logged payloads, for backtesting filters. */
+
+export { ApiLogFacade, type LoggedPayloads } from './api-log.facade.js';
+export { ApiLogModule } from './api-log.module.js';
 
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface ApiLogEvents {}

@@ -4,6 +4,7 @@ import { EventBus, OnDomainEvent } from '../../shared/events/event-bus.js';
 import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
 import { isUuid } from '../../shared/ids.js';
 import type { PayloadOutcome, PayloadReceived } from '../intake/contracts.js';
+import { ApiLogFacade } from '../api-log/contracts.js';
 import { TemplatesFacade } from '../templates/contracts.js';
 import { TokensFacade } from '../tokens/contracts.js';
 import type { FilterDecision } from './contracts.js';
@@ -11,7 +12,8 @@ import { FiltersFacade } from './filters.facade.js';
 import { definedOnly, Filter, type ResolveValues, type TriggerValues } from './domain/filter.entity.js';
 import { FilterNotFoundError } from './domain/filter.errors.js';
 import { evaluateFilter, type Evaluation, type FilterRule } from './domain/filter-matcher.js';
-import { toFilterDto, type CreateFilterDto, type FilterDto, type UpdateFilterDto } from './http/dto/filter.dto.js';
+import { BACKTEST_LIMIT_DEFAULT, toFilterDto, type CreateFilterDto, type DraftBacktestDto, type FilterDto, type UpdateFilterDto } from './http/dto/filter.dto.js';
+import { backtest, type BacktestResult } from './domain/backtest.js';
 
 @Injectable()
 export class FiltersService implements FiltersFacade {
@@ -20,6 +22,7 @@ export class FiltersService implements FiltersFacade {
     private readonly events: EventBus,
     private readonly tokens: TokensFacade,
     private readonly templates: TemplatesFacade,
+    private readonly apiLog: ApiLogFacade,
   ) {}
 
   /** A template fills every value; each value given beside it replaces that one value. */
@@ -71,6 +74,19 @@ export class FiltersService implements FiltersFacade {
   async dryRun(id: string, payload: Record<string, unknown>): Promise<Evaluation> {
     const filter = await this.find(this.orm.em.fork(), id);
     return evaluateFilter(filter.toRule(), payload);
+  }
+
+  /** Replays the token's newest logged payloads through the saved filter. Writes nothing. */
+  async backtestSaved(id: string, limit = BACKTEST_LIMIT_DEFAULT): Promise<BacktestResult> {
+    const filter = await this.find(this.orm.em.fork(), id);
+    return backtest(filter.toRule(), await this.apiLog.recentPayloads(filter.tokenId, limit));
+  }
+
+  /** The same for a filter not yet saved: its values are checked as on create. */
+  async backtestDraft(input: DraftBacktestDto): Promise<BacktestResult> {
+    await this.tokens.assertExists(input.tokenId);
+    const draft = new Filter(input.tokenId, null, null, definedOnly(input.trigger), input.resolve === null ? null : definedOnly(input.resolve ?? {}), new Date());
+    return backtest(draft.toRule(), await this.apiLog.recentPayloads(input.tokenId, input.limit ?? BACKTEST_LIMIT_DEFAULT));
   }
 
   async assertExists(filterId: string): Promise<void> {

@@ -28,7 +28,8 @@ export class IncidentsService {
   async onPayloadEvaluated(event: PayloadEvaluated): Promise<PayloadOutcome[]> {
     const at = event.receivedAt;
     const published: IncidentEvent[] = [];
-    const outcomes = await this.orm.em.fork().transactional(async (em) => {
+    // Joins the caller's transaction when there is one (an intake call with an Idempotency-Key).
+    const outcomes = await this.orm.em.transactional(async (em) => {
       const results: PayloadOutcome[] = [];
       for (const [index, decisions] of event.decisions.entries()) {
         const filters: FilterOutcome[] = [];

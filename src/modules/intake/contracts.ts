@@ -29,11 +29,39 @@ export interface PayloadReceived {
   payloads: JsonObject[];
 }
 
+/** How the body of a call is kept: the JSON text as received, other text, or nothing readable. */
+export type BodyKind = 'json' | 'text' | 'none';
+
+/**
+ * An intake call with a valid token was answered, accepted or rejected. Published, awaited, before
+ * the answer is sent; carries no credentials.
+ */
+export interface IntakeCallCompleted {
+  tokenId: string;
+  /** The token's debug window was open when the call arrived. */
+  debug: boolean;
+  receivedAt: Date;
+  method: string;
+  path: string;
+  statusCode: number;
+  /** Request headers without Authorization, Cookie and Proxy-Authorization. */
+  headers: Record<string, string>;
+  bodyKind: BodyKind;
+  /** The decompressed body text (json, text), or null (none). */
+  body: string | null;
+  /** Per payload, per filter, for an accepted call. */
+  outcome: PayloadOutcome[] | null;
+  /** The error answered for a rejected call. */
+  error: { code: string | null; message: string } | null;
+}
+
 export interface IntakeEvents {
   PayloadReceived: PayloadReceived;
+  IntakeCallCompleted: IntakeCallCompleted;
 }
 
 export interface IntakeReplies {
   /** Answered once every effect is committed. */
   PayloadReceived: PayloadOutcome[];
 }
+

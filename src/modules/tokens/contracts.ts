@@ -19,10 +19,18 @@ export interface TokenDebugChanged {
   debugExpiresAt: string | null;
 }
 
+/** A debug window closed by itself; published once, by the instance whose job switched it off. */
+export interface TokenDebugExpired {
+  tokenId: string;
+  /** ISO time the window closed. */
+  debugExpiredAt: string;
+}
+
 export interface TokensEvents {
   TokenCreated: TokenCreated;
   TokenRevoked: TokenRevoked;
   TokenDebugChanged: TokenDebugChanged;
+  TokenDebugExpired: TokenDebugExpired;
 }
 
 export { TokenNotFoundError } from './domain/token.errors.js';

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { listeningBaseUrl } from '../../config/transport.js';
 import { EventBus } from '../../shared/events/event-bus.js';
 import { isUuid } from '../../shared/ids.js';
 import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
@@ -8,10 +10,12 @@ import { TokensFacade, type AuthenticatedToken } from './tokens.facade.js';
 import { ApiToken } from './domain/api-token.entity.js';
 import { TokenNotFoundError } from './domain/token.errors.js';
 import { generateTokenSecret, hashTokenSecret, looksLikeTokenSecret } from './domain/token-secret.js';
+import { buildEndpointSettings, type EndpointSettings } from './domain/endpoint-settings.js';
 import { toTokenDto, type CreatedTokenDto, type CreateTokenDto, type TokenDto, type UpdateTokenDto } from './http/dto/token.dto.js';
 
 /** `lastUsedAt` is written at most this often per token, to keep a write off every intake call. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+
 
 @Injectable()
 export class TokensService implements TokensFacade {
@@ -19,6 +23,7 @@ export class TokensService implements TokensFacade {
     private readonly orm: MikroORM,
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly adapterHost: HttpAdapterHost,
   ) {}
 
   async create(input: CreateTokenDto): Promise<CreatedTokenDto> {
@@ -30,7 +35,8 @@ export class TokensService implements TokensFacade {
     token.rateLimitPerMinute = input.rateLimitPerMinute ?? null;
     await em.persist(token).flush();
     await this.events.publish('TokenCreated', { tokenId: token.id, name: token.name, debug: token.isDebugActive(now) });
-    return { ...toTokenDto(token, now), token: secret };
+    const endpointSettings = buildEndpointSettings({ tokenId: token.id, baseUrl: this.publicBaseUrl(), secret });
+    return { ...toTokenDto(token, now), token: secret, endpointSettings };
   }
 
   async list(query: { limit?: number; cursor?: string }): Promise<Page<TokenDto>> {
@@ -48,6 +54,20 @@ export class TokensService implements TokensFacade {
   async get(id: string): Promise<TokenDto> {
     const token = await this.findLive(this.orm.em.fork(), id);
     return toTokenDto(token, new Date());
+  }
+
+  /** The token's endpoint settings, the secret as a placeholder (only its hash is kept). */
+  async endpointSettings(id: string): Promise<EndpointSettings> {
+    const token = await this.findLive(this.orm.em.fork(), id);
+    return buildEndpointSettings({ tokenId: token.id, baseUrl: this.publicBaseUrl() });
+  }
+
+  /** PUBLIC_BASE_URL, or the address the server listens on (its real port when PORT=0). */
+  private publicBaseUrl(): string {
+    if (this.config.publicBaseUrl) return this.config.publicBaseUrl;
+    const address = this.adapterHost.httpAdapter?.getHttpServer()?.address();
+    const port = typeof address === 'object' && address ? address.port : this.config.port;
+    return listeningBaseUrl(this.config.host, port, this.config.tls !== null);
   }
 
   async update(id: string, input: UpdateTokenDto): Promise<TokenDto> {
@@ -88,6 +108,27 @@ export class TokensService implements TokensFacade {
       await em.nativeUpdate(ApiToken, { id: token.id }, { lastUsedAt: now });
     }
     return { id: token.id, name: token.name, debug: token.isDebugActive(now), rateLimitPerMinute: token.rateLimitPerMinute };
+  }
+
+  /**
+   * Switches expired debug windows off and publishes TokenDebugExpired for each. One UPDATE ...
+   * RETURNING claims the rows, so with several instances each token is switched off (and
+   * announced) exactly once. Reads already show `debug: false` before this runs.
+   */
+  async expireDebugWindows(now = new Date()): Promise<string[]> {
+    const rows = await this.orm.em
+      .fork()
+      .execute<Array<{ id: string; debug_expires_at: Date }>>(
+        `update api_tokens t set debug_enabled_at = null, debug_expires_at = null
+         from (select id, debug_expires_at from api_tokens where debug_expires_at <= ? for update skip locked) expired
+         where t.id = expired.id
+         returning t.id, expired.debug_expires_at`,
+        [now],
+      );
+    for (const row of rows) {
+      await this.events.publish('TokenDebugExpired', { tokenId: row.id, debugExpiredAt: new Date(row.debug_expires_at).toISOString() });
+    }
+    return rows.map((row) => row.id);
   }
 
   async assertExists(tokenId: string): Promise<void> {

@@ -4,6 +4,7 @@ export type ErrorKind =
   | 'unauthorized'
   | 'not_found'
   | 'conflict'
+  | 'unprocessable'
   | 'too_large'
   | 'unsupported_media_type'
   | 'rate_limited'

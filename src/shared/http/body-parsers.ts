@@ -1,16 +1,26 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { DomainError, InvalidInputError } from '../errors/domain-error.js';
 
 /** The body of a raw route, untouched: its route decodes, limits and parses it itself. */
 export class RawBody {
-  constructor(readonly bytes: Buffer) {}
+  constructor(
+    readonly bytes: Buffer,
+    /** The body was larger than the limit; `bytes` is empty and the rest was not read. */
+    readonly tooLarge = false,
+  ) {}
 }
 
 export class UnsupportedMediaTypeError extends DomainError {
   readonly kind = 'unsupported_media_type';
   readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+}
+
+export class BodyTooLargeError extends DomainError {
+  readonly kind = 'too_large';
+  readonly code = 'PAYLOAD_TOO_LARGE';
 }
 
 export interface BodyParserOptions {
@@ -20,31 +30,61 @@ export interface BodyParserOptions {
   rawPrefixes: string[];
 }
 
+type Done = (err: Error | null, body?: unknown) => void;
+
+/**
+ * Reads a request body up to `limit` bytes. Past the limit (or when Content-Length says so up
+ * front) it stops keeping bytes and reports `tooLarge`, discarding the rest as it arrives.
+ */
+function readLimited(stream: IncomingMessage, limit: number, done: (bytes: Buffer, tooLarge: boolean) => void): void {
+  const declared = Number(stream.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    stream.resume();
+    return done(Buffer.alloc(0), true);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  stream.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      tooLarge = true;
+      chunks.length = 0;
+    } else if (!tooLarge) chunks.push(chunk);
+  });
+  stream.once('end', () => done(tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks, size), tooLarge));
+  stream.once('error', () => done(Buffer.alloc(0), tooLarge));
+}
+
 /**
  * Admin routes get JSON parsed here (`__proto__` and `constructor.prototype` keys rejected);
  * raw routes get the bytes, so that authentication runs before any parsing and the route can
- * answer precisely (415, gzip, size after decompression) and keep the raw text of a bad body.
+ * answer precisely (415, 413, gzip, size after decompression) and log a rejected call.
  */
 export function registerBodyParsers(fastify: FastifyInstance, options: BodyParserOptions): void {
   const isRaw = (request: FastifyRequest) => options.rawPrefixes.some((prefix) => request.url.startsWith(prefix));
-  const parserOptions = { parseAs: 'buffer' as const, bodyLimit: options.bodyLimit };
+  const tooLarge = () => new BodyTooLargeError(`body exceeds ${options.bodyLimit} bytes`);
 
-  const json = (request: FastifyRequest, body: Buffer | string, done: (err: Error | null, body?: unknown) => void) => {
-    const bytes = body as Buffer;
-    if (isRaw(request)) return done(null, new RawBody(bytes));
-    if (bytes.length === 0) return done(null, undefined);
-    try {
-      done(null, secureJson.parse(bytes, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch (error) {
-      done(new InvalidInputError('JSON_INVALID', `body is not valid JSON: ${(error as Error).message}`));
-    }
-  };
+  const json = (request: FastifyRequest, payload: IncomingMessage, done: Done) =>
+    readLimited(payload, options.bodyLimit, (bytes, over) => {
+      if (isRaw(request)) return done(null, new RawBody(bytes, over));
+      if (over) return done(tooLarge());
+      if (bytes.length === 0) return done(null, undefined);
+      try {
+        done(null, secureJson.parse(bytes, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      } catch (error) {
+        done(new InvalidInputError('JSON_INVALID', `body is not valid JSON: ${(error as Error).message}`));
+      }
+    });
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', parserOptions, json);
-  fastify.addContentTypeParser(/^application\/[\w.-]+\+json$/i, parserOptions, json);
-  fastify.addContentTypeParser('*', parserOptions, (request, body, done) => {
-    if (isRaw(request)) return done(null, new RawBody(body as unknown as Buffer));
-    done(new UnsupportedMediaTypeError(`Content-Type must be application/json, got ${String(request.headers['content-type'] ?? 'none').slice(0, 100)}`));
+  fastify.addContentTypeParser('application/json', json);
+  fastify.addContentTypeParser(/^application\/[\w.-]+\+json$/i, json);
+  fastify.addContentTypeParser('*', (request, payload, done) => {
+    if (!isRaw(request)) {
+      payload.resume();
+      return done(new UnsupportedMediaTypeError(`Content-Type must be application/json, got ${String(request.headers['content-type'] ?? 'none').slice(0, 100)}`));
+    }
+    readLimited(payload, options.bodyLimit, (bytes, over) => done(null, new RawBody(bytes, over)));
   });
 }
 

@@ -3,12 +3,14 @@ import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter 
 import type { FastifyReply } from 'fastify';
 import { DomainError, type ErrorKind } from '../errors/domain-error.js';
 import { MAX_BODY_BYTES } from './limits.js';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from '../errors/database-unavailable.js';
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   invalid: 400,
   unauthorized: 401,
   not_found: 404,
   conflict: 409,
+  unprocessable: 422,
   too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -37,7 +39,8 @@ interface FastifyError {
 }
 
 /** Turns any thrown value into the JSON error body; internals never leave the server. */
-export function toErrorBody(error: unknown): { body: ErrorBody; headers: Record<string, string> } {
+export function toErrorBody(thrown: unknown): { body: ErrorBody; headers: Record<string, string> } {
+  const error = isDatabaseUnavailable(thrown) ? new DatabaseUnavailableError() : thrown;
   const headers: Record<string, string> = {};
   const make = (statusCode: number, message: string, code?: string, details?: unknown): ErrorBody => ({
     statusCode,

@@ -74,9 +74,12 @@ describe(`${evaluateFilter.name} properties`, () => {
     fc.assert(
       fc.property(ruleOf(flatKey), payloadOf(flatKey), (rule, payload) => {
         const evaluation = evaluateFilter(rule, payload);
-        expect(evaluation.trigger.matched).toBe(referenceMatches(payload, rule.trigger.payloadKey, rule.trigger.valueContains));
+        const triggers = referenceMatches(payload, rule.trigger.payloadKey, rule.trigger.valueContains);
         const resolves = rule.resolve !== null && referenceMatches(payload, rule.resolve.payloadKey, rule.resolve.valueContains);
+        expect(evaluation.trigger.matched).toBe(triggers);
         expect(evaluation.resolve.matched).toBe(resolves);
+        // Resolve wins: a payload matching it never triggers.
+        expect(evaluation.action).toBe(resolves ? 'resolve' : triggers ? 'trigger' : 'none');
       }),
     );
   });

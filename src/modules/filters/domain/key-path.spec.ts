@@ -35,6 +35,7 @@ describe(readKey.name, () => {
     ['a key ending in a dot', { 'a.': 1 }, 'a.', 1],
     ['an empty segment', { a: { '': { b: 2 } } }, 'a..b', 2],
     ['a key holding dots inside an array element', { l: [{ 'k.v': 3 }] }, 'l.0.k.v', 3],
+    ['keys holding dots on a path of many dots', { 'a.b': { c: { 'd.e.f.g.h.i.j': { k: 4 } } }, a: { b: 0 } }, 'a.b.c.d.e.f.g.h.i.j.k', 4],
   ])('finds %s', (_case, payload, path, value) => {
     expect(readKey(payload, path)).toEqual({ found: true, value });
   });
@@ -62,6 +63,7 @@ describe(readKey.name, () => {
     // No backtracking: `tags.a.b` exists as a key, so the walk goes there and never tries tags → a → b.
     ['a path reachable only through a shorter prefix', nested, 'tags.a.b.c', 'c'],
     ['a key named like a dotted key, but without the key', { a: { b: 1 } }, 'a.b.c', 'c'],
+    ['a path of many dots reachable only through a shorter prefix', { 'a.b.c': {}, a: { 'b.c.d.e.f.g.h.i.j': 1 } }, 'a.b.c.d.e.f.g.h.i.j', 'd.e.f.g.h.i.j'],
     ['a payload that is not an object', 'text', 'length', 'length'],
     ['a payload that is null', null, 'a', 'a'],
   ])('does not find %s', (_case, payload, path, missing) => {
@@ -74,7 +76,8 @@ describe(readKey.name, () => {
   });
 
   it('bounds the work on a path of 499 characters against the worst payload', () => {
-    // Each level holds only the first segment, so every longer prefix is tried first and fails.
+    // Each level holds only the first segment, so probing would try every longer prefix first
+    // (about 31,000 lookups of fresh strings); the walk must stay linear instead.
     const segments = 250;
     const path = Array.from({ length: segments }, () => 'a').join('.');
     let lookups = 0;
@@ -84,12 +87,15 @@ describe(readKey.name, () => {
           lookups += 1;
           return Reflect.getOwnPropertyDescriptor(t, key);
         },
+        ownKeys: (t) => {
+          lookups += 1;
+          return Reflect.ownKeys(t);
+        },
       });
     let payload: object = count({ a: 'end' });
     for (let level = 1; level < segments; level += 1) payload = count({ a: payload });
     expect(readKey(payload, path)).toEqual({ found: true, value: 'end' });
-    // (dots + 1)(dots + 2) / 2 own-key lookups at most.
-    expect(lookups).toBeLessThanOrEqual((segments * (segments + 1)) / 2);
+    expect(lookups).toBeLessThanOrEqual(3 * segments);
   });
 });
 
@@ -154,7 +160,7 @@ describe(`${readKey.name} properties`, () => {
 
   it('never throws, for any JSON value and any path', () => {
     fc.assert(
-      fc.property(fc.oneof(tree(key), fc.jsonValue()), fc.oneof(key, fc.string()), (payload, path) => {
+      fc.property(fc.oneof(tree(key), fc.jsonValue()), fc.oneof(key, fc.string(), fc.string({ unit: fc.constantFrom('a', '.'), maxLength: 40 })), (payload, path) => {
         const read = readKey(payload, path);
         if (!read.found) expect(path.endsWith(read.missing)).toBe(true);
         else valueText(read.value);
@@ -179,12 +185,65 @@ describe(`${readKey.name} properties`, () => {
 
   it('agrees with the obvious walk when no key holds a dot', () => {
     fc.assert(
-      fc.property(tree(flatKey), fc.array(flatKey, { minLength: 1, maxLength: 4 }), (payload, segments) => {
+      fc.property(tree(flatKey), fc.array(flatKey, { minLength: 1, maxLength: 12 }), (payload, segments) => {
         const expected = referenceRead(payload, segments);
         const read = readKey(payload, segments.join('.'));
         expect(read.found).toBe(expected.found);
         if (read.found) expect(read.value).toBe(expected.value);
       }),
+    );
+  });
+
+  /** The rule as documented, by brute force: whole rest, else the longest existing dotted prefix, no backtracking. */
+  function referenceRule(payload: unknown, path: string): { found: boolean; value?: unknown } {
+    let node = payload;
+    let rest = path;
+    for (;;) {
+      if (typeof node !== 'object' || node === null) return { found: false };
+      const has = (key: string) =>
+        Array.isArray(node) ? /^(0|[1-9][0-9]*)$/.test(key) && Number(key) < node.length : Object.hasOwn(node as object, key);
+      if (has(rest)) return { found: true, value: (node as Record<string, unknown>)[rest] };
+      const prefixes = [...rest.matchAll(/\./g)].map((m) => rest.slice(0, m.index)).reverse();
+      const step = prefixes.find(has);
+      if (step === undefined) return { found: false };
+      node = (node as Record<string, unknown>)[step];
+      rest = rest.slice(step.length + 1);
+    }
+  }
+
+  it('follows the documented rule, on long paths and keys holding dots', () => {
+    // Up to 14 segments, so that levels with many dots left (where the walk scans keys) come up.
+    const segment = fc.constantFrom('a', 'b', '0');
+    const dottedKey = fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join('.'));
+    fc.assert(
+      fc.property(tree(fc.oneof(dottedKey, segment)), fc.array(segment, { minLength: 1, maxLength: 14 }), (payload, segments) => {
+        const path = segments.join('.');
+        const expected = referenceRule(payload, path);
+        const read = readKey(payload, path);
+        expect(read.found).toBe(expected.found);
+        if (read.found) expect(read.value).toBe(expected.value);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('follows the documented rule where many dots are left (the walk scans keys there)', () => {
+    // Keys are runs of the path's own segments, so that several prefixes exist at the same level.
+    const longPath = fc.array(fc.constantFrom('a', 'a', '0'), { minLength: 10, maxLength: 16 });
+    fc.assert(
+      fc.property(
+        longPath.chain((segments) => {
+          const runs = segments.flatMap((_, i) => segments.slice(i).map((__, j) => segments.slice(i, i + j + 1).join('.')));
+          return fc.tuple(fc.constant(segments.join('.')), tree(fc.constantFrom(...runs)));
+        }),
+        ([path, payload]) => {
+          const expected = referenceRule(payload, path);
+          const read = readKey(payload, path);
+          expect(read.found).toBe(expected.found);
+          if (read.found) expect(read.value).toBe(expected.value);
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 

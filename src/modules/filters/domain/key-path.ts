@@ -3,13 +3,7 @@
  * "Filter semantics". Pure; never throws.
  */
 
-/** Node 24's `JSON.rawJSON(text)` object: a number kept as its source text (intake's parser makes them). */
-export interface RawJsonNumber {
-  readonly rawJSON: string;
-}
-
-// TypeScript's lib does not declare JSON.isRawJSON yet (Node 24 has it).
-const JsonWithRaw = JSON as unknown as { isRawJSON(value: unknown): value is RawJsonNumber };
+import { isRawJson } from '../../../shared/json/json-text.js';
 
 export type KeyRead =
   /** `value` is whatever the payload holds there, null included. */
@@ -18,6 +12,9 @@ export type KeyRead =
   | { found: false; missing: string };
 
 const DOT = '.';
+const DOT_CODE = 46;
+/** Above this many dots left in the path, a level scans the object's keys instead of probing prefixes. */
+const PROBE_MAX_DOTS = 8;
 /** Canonical array indices only: no sign, no leading zero, no `length`. */
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 
@@ -30,8 +27,10 @@ const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
  *      FIRST (longest) one that is an own key of `node`, continuing with what follows its dot;
  *   3. else `rest` is missing.
  * No backtracking: when the walk below the longest existing prefix fails, the key is missing, even if a
- * shorter prefix would have led somewhere. So a key holding dots always wins over a step down, the answer
- * is deterministic, and the work is at most (dots + 1)^2 own-key lookups, never exponential.
+ * shorter prefix would have led somewhere. So a key holding dots always wins over a step down and the
+ * answer is deterministic. Work: one lookup of the whole rest per level, then either at most
+ * PROBE_MAX_DOTS prefix lookups or one pass over the object's own keys; never exponential, and a
+ * 500-character path of 250 dots costs about as much as a plain one.
  *
  * Only own keys count (`Object.hasOwn`; nothing inherited); an array has only its canonical indices;
  * strings, numbers (raw JSON numbers too), booleans and null have no members.
@@ -62,12 +61,24 @@ function walk(payload: unknown, path: string): KeyRead {
         const key = path.slice(start, dot);
         if (hasMember(node, key)) step = key;
       }
-    } else {
+    } else if (dotsFrom(path, start) <= PROBE_MAX_DOTS) {
+      // Few dots: look each prefix up, longest first.
       for (dot = path.lastIndexOf(DOT); dot >= start; dot = dot === 0 ? -1 : path.lastIndexOf(DOT, dot - 1)) {
         const key = path.slice(start, dot);
         if (Object.hasOwn(node, key)) {
           step = key;
           break;
+        }
+      }
+    } else {
+      // Many dots: probing every prefix would hash O(dots) new strings per level. Scan the own keys
+      // instead for the longest one followed by a dot in the path: same answer, and the work over the
+      // whole walk is bounded by the size of the payload.
+      for (const key of Object.getOwnPropertyNames(node)) {
+        const end = start + key.length;
+        if ((step === null || key.length > step.length) && path.charCodeAt(end) === DOT_CODE && path.startsWith(key, start)) {
+          step = key;
+          dot = end;
         }
       }
     }
@@ -77,8 +88,14 @@ function walk(payload: unknown, path: string): KeyRead {
   }
 }
 
+function dotsFrom(path: string, start: number): number {
+  let dots = 0;
+  for (let i = path.indexOf(DOT, start); i >= 0 && dots <= PROBE_MAX_DOTS; i = path.indexOf(DOT, i + 1)) dots += 1;
+  return dots;
+}
+
 function isContainer(value: unknown): value is object {
-  return typeof value === 'object' && value !== null && !JsonWithRaw.isRawJSON(value);
+  return typeof value === 'object' && value !== null && !isRawJson(value);
 }
 
 function hasMember(node: object, key: string): boolean {
@@ -106,7 +123,7 @@ export function valueText(value: unknown): string | null {
     case 'object':
       if (value === null) return null;
       try {
-        if (JsonWithRaw.isRawJSON(value)) return value.rawJSON;
+        if (isRawJson(value)) return value.rawJSON;
         const text: unknown = JSON.stringify(value);
         return typeof text === 'string' ? text : null;
       } catch {

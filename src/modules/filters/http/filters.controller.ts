@@ -3,7 +3,7 @@ import { ApiBadRequestResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNot
 import { AdminApi } from '../../../shared/auth/admin-key.guard.js';
 import { ErrorResponseDto } from '../../../shared/http/error-response.dto.js';
 import { FiltersService } from '../filters.service.js';
-import { CreateFilterDto, DryRunDto, FilterDto, FilterPageDto, ListFiltersQueryDto, TestFilterDto, UpdateFilterDto } from './dto/filter.dto.js';
+import { BacktestDto, BacktestResultDto, CreateFilterDto, DraftBacktestDto, DryRunDto, FilterDto, FilterPageDto, ListFiltersQueryDto, TestFilterDto, UpdateFilterDto } from './dto/filter.dto.js';
 
 @ApiTags('API filters')
 @AdminApi()
@@ -21,6 +21,19 @@ export class FiltersController {
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'Unknown token' })
   create(@Body() body: CreateFilterDto): Promise<FilterDto> {
     return this.filters.create(body);
+  }
+
+  @Post('backtest')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Backtest a filter not yet saved against a token\'s API log',
+    description: 'Replays the token\'s newest logged payloads (debug mode must have been on) through the given values, as the intake would. Nothing is written.',
+  })
+  @ApiOkResponse({ type: BacktestResultDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'Unknown token' })
+  backtestDraft(@Body() body: DraftBacktestDto): Promise<BacktestResultDto> {
+    return this.filters.backtestDraft(body);
   }
 
   @Get()
@@ -65,5 +78,18 @@ export class FiltersController {
   @ApiNotFoundResponse({ type: ErrorResponseDto })
   test(@Param('id') id: string, @Body() body: TestFilterDto): Promise<DryRunDto> {
     return this.filters.dryRun(id, body.payload);
+  }
+
+  @Post(':id/backtest')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Backtest a saved filter against its token\'s API log',
+    description: 'Replays the newest `limit` logged calls (default 100, at most 1000) through the filter, as the intake would. Nothing is written.',
+  })
+  @ApiOkResponse({ type: BacktestResultDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto })
+  backtest(@Param('id') id: string, @Body() body: BacktestDto): Promise<BacktestResultDto> {
+    return this.filters.backtestSaved(id, body.limit);
   }
 }

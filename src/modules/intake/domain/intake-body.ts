@@ -2,7 +2,7 @@ import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { DomainError, InvalidInputError } from '../../../shared/errors/domain-error.js';
 import { MAX_BODY_BYTES } from '../../../shared/http/limits.js';
 import type { JsonObject } from '../contracts.js';
-import { parseJsonPreservingNumbers } from './json-text.js';
+import { isRawJson, parseJsonPreservingNumbers } from '../../../shared/json/json-text.js';
 
 /** Deepest nesting accepted; real integrations stay far below, and deeper input endangers every later step. */
 export const MAX_DEPTH = 256;
@@ -77,10 +77,13 @@ export function nestingDepth(text: string, limit: number): number {
 /**
  * The payloads of an intake body: checks the media type, decompresses, enforces the size limit,
  * decodes UTF-8 and parses JSON (numbers keep their digits). An object is one payload; an array is
- * one payload per element, each of which must be an object.
+ * one payload per element, each of which must be an object. `onText` receives the body's text as
+ * soon as it is known (for the API log), also when the body is then rejected, and again once it is
+ * known to be JSON.
  */
-export function decodeIntakeBody(bytes: Buffer, headers: IntakeHeaders): { text: string; payloads: JsonObject[] } {
+export function decodeIntakeBody(bytes: Buffer, headers: IntakeHeaders, onText: (text: string, isJson: boolean) => void = () => undefined): JsonObject[] {
   if (!isJsonMediaType(headers.contentType)) {
+    onText(bytes.toString('utf8'), false);
     const given = headers.contentType ? `got ${headers.contentType.slice(0, 100)}` : 'the header is missing';
     throw new IntakeMediaTypeError(`Content-Type must be application/json; ${given}`);
   }
@@ -90,8 +93,10 @@ export function decodeIntakeBody(bytes: Buffer, headers: IntakeHeaders): { text:
   try {
     text = utf8.decode(raw);
   } catch {
+    onText(raw.toString('utf8'), false);
     throw new InvalidInputError('BODY_NOT_UTF8', 'body is not valid UTF-8');
   }
+  onText(text, false);
   if (text.trim() === '') throw new InvalidInputError('BODY_EMPTY', 'body is empty; send a JSON object or an array of objects');
   if (text.length > 2 * MAX_DEPTH && nestingDepth(text, MAX_DEPTH) > MAX_DEPTH) {
     throw new InvalidInputError('BODY_TOO_DEEP', `JSON is nested deeper than ${MAX_DEPTH} levels`);
@@ -102,11 +107,11 @@ export function decodeIntakeBody(bytes: Buffer, headers: IntakeHeaders): { text:
   } catch (error) {
     throw new InvalidInputError('JSON_INVALID', `body is not valid JSON: ${(error as Error).message}`);
   }
-  return { text, payloads: toPayloads(value) };
+  onText(text, true);
+  return toPayloads(value);
 }
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value) && !isRawJson(value);
-const isRawJson = (value: unknown): boolean => (JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON(value);
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';

@@ -1,10 +1,14 @@
-import { applyDecorators, Controller, Headers, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { applyDecorators, Controller, Headers, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiBearerAuth,
   ApiBody,
   ApiConsumes,
+  ApiHeader,
+  ApiServiceUnavailableResponse,
+  ApiTooManyRequestsResponse,
+  ApiUnprocessableEntityResponse,
   ApiOperation,
   ApiPayloadTooLargeResponse,
   ApiProperty,
@@ -16,7 +20,8 @@ import { TOKEN_AUTH } from '../../../shared/auth/admin-key.guard.js';
 import { RawRequestBody, type RawBody } from '../../../shared/http/body-parsers.js';
 import { ErrorResponseDto } from '../../../shared/http/error-response.dto.js';
 import { ApiTokenGuard, CurrentToken, type AuthenticatedToken } from '../../tokens/contracts.js';
-import { IntakeService, type IntakeResult } from '../intake.service.js';
+import { IntakeService, type IntakeAnswer, type IntakeResult } from '../intake.service.js';
+import type { FastifyReply } from 'fastify';
 
 class FilterOutcomeDto {
   @ApiProperty({ format: 'uuid' }) filterId!: string;
@@ -44,6 +49,10 @@ const IntakeErrors = () =>
   ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing, unknown or revoked API token' }),
   ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'Body above 5242880 bytes, as sent or decompressed' }),
   ApiUnsupportedMediaTypeResponse({ type: ErrorResponseDto, description: 'Content-Type is not JSON, or an unsupported Content-Encoding' }),
+  ApiUnprocessableEntityResponse({ type: ErrorResponseDto, description: 'The Idempotency-Key was used in the last 24 hours for a different request' }),
+  ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: 'Over the token\'s rate limit; see Retry-After', headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } }),
+  ApiServiceUnavailableResponse({ type: ErrorResponseDto, description: 'The database cannot be reached; nothing was written; see Retry-After' }),
+  ApiHeader({ name: 'Idempotency-Key', required: false, description: 'A repeat with the same key within 24 hours answers the first response and changes nothing' }),
   );
 
 @ApiTags('Intake')
@@ -53,6 +62,13 @@ const IntakeErrors = () =>
 export class IntakeController {
   constructor(private readonly intake: IntakeService) {}
 
+  /** A replayed answer (same Idempotency-Key) says so in a header. */
+  private async answer(reply: FastifyReply, pending: Promise<IntakeAnswer>): Promise<IntakeResult> {
+    const { result, replayed } = await pending;
+    if (replayed) void reply.header('idempotent-replayed', 'true');
+    return result;
+  }
+
   @Post('trace')
   @HttpCode(202)
   @ApiOperation({ summary: 'Tracing intake (Zipkin HTTP reporter)', description: 'A span object or an array of spans (JSON). `Content-Encoding: gzip` or `deflate` accepted. 202 once every effect is committed.' })
@@ -60,8 +76,13 @@ export class IntakeController {
   @ApiBody({ schema: { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: { type: 'object', additionalProperties: true } }] }, examples: { span: { value: spanExample }, spans: { value: [spanExample, { ...spanExample, status: 'completed' }] } } })
   @ApiAcceptedResponse({ type: IntakeResultDto })
   @IntakeErrors()
-  trace(@CurrentToken() token: AuthenticatedToken, @RawRequestBody() body: RawBody, @Headers() headers: Record<string, string | undefined>): Promise<IntakeResult> {
-    return this.intake.receive(token, '/v1/trace', body.bytes, { contentType: headers['content-type'], contentEncoding: headers['content-encoding'] });
+  trace(
+    @CurrentToken() token: AuthenticatedToken,
+    @RawRequestBody() body: RawBody,
+    @Headers() headers: Record<string, string | undefined>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<IntakeResult> {
+    return this.answer(reply, this.intake.receive({ token, method: 'POST', path: '/v1/trace', headers, body }));
   }
 
   @Post('alert')
@@ -71,7 +92,12 @@ export class IntakeController {
   @ApiBody({ schema: { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: { type: 'object', additionalProperties: true } }] }, examples: { alert: { value: alertExample } } })
   @ApiAcceptedResponse({ type: IntakeResultDto })
   @IntakeErrors()
-  alert(@CurrentToken() token: AuthenticatedToken, @RawRequestBody() body: RawBody, @Headers() headers: Record<string, string | undefined>): Promise<IntakeResult> {
-    return this.intake.receive(token, '/v1/alert', body.bytes, { contentType: headers['content-type'], contentEncoding: headers['content-encoding'] });
+  alert(
+    @CurrentToken() token: AuthenticatedToken,
+    @RawRequestBody() body: RawBody,
+    @Headers() headers: Record<string, string | undefined>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<IntakeResult> {
+    return this.answer(reply, this.intake.receive({ token, method: 'POST', path: '/v1/alert', headers, body }));
   }
 }

@@ -5,6 +5,7 @@ import { ErrorResponseDto } from '../../../shared/http/error-response.dto.js';
 import { PageQueryDto } from '../../../shared/http/pagination.js';
 import { TokensService } from '../tokens.service.js';
 import { CreatedTokenDto, CreateTokenDto, TokenDto, TokenPageDto, UpdateTokenDto } from './dto/token.dto.js';
+import { EndpointSettingsDto } from './dto/endpoint-settings.dto.js';
 
 @ApiTags('API tokens')
 @AdminApi()
@@ -13,7 +14,7 @@ export class TokensController {
   constructor(private readonly tokens: TokensService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create an API token', description: 'The answer carries the secret (`token`) this one time only.' })
+  @ApiOperation({ summary: 'Create an API token', description: 'The answer carries the secret (`token`), and the endpoint settings with it filled in, this one time only.' })
   @ApiCreatedResponse({ type: CreatedTokenDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid or unknown fields' })
   create(@Body() body: CreateTokenDto): Promise<CreatedTokenDto> {
@@ -34,6 +35,19 @@ export class TokensController {
   @ApiNotFoundResponse({ type: ErrorResponseDto })
   get(@Param('id') id: string): Promise<TokenDto> {
     return this.tokens.get(id);
+  }
+
+  @Get(':id/endpoint-settings')
+  @ApiOperation({
+    summary: "The token's intake addresses and ready-to-paste sender configuration",
+    description:
+      'Trace and alert URLs (from PUBLIC_BASE_URL), the Zipkin reporter keys, the Authorization header, the alert webhook body and a curl line per endpoint. ' +
+      'The secret appears as `secretPlaceholder` (`<API token>`); the answer to `POST /api/tokens` carries the same settings with the secret filled in.',
+  })
+  @ApiOkResponse({ type: EndpointSettingsDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No live token has this id' })
+  endpointSettings(@Param('id') id: string): Promise<EndpointSettingsDto> {
+    return this.tokens.endpointSettings(id);
   }
 
   @Patch(':id')

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsObject, IsOptional, IsString, IsUUID, Length, ValidateNested } from 'class-validator';
+import { IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Max, Min, ValidateNested } from 'class-validator';
 import { PageOf, PageQueryDto } from '../../../../shared/http/pagination.js';
 import { IsOmittable } from '../../../../shared/http/validation.js';
 import { FILTER_NAME_MAX, KEY_MAX, TEXT_MAX, type Filter } from '../../domain/filter.entity.js';
@@ -185,3 +185,55 @@ export class DryRunDto {
   @ApiProperty({ type: ResolveExplanationDto }) resolve!: ResolveExplanationDto;
 }
 
+
+export const BACKTEST_LIMIT_DEFAULT = 100;
+export const BACKTEST_LIMIT_MAX = 1000;
+
+export class BacktestDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: BACKTEST_LIMIT_MAX, default: BACKTEST_LIMIT_DEFAULT, description: 'How many of the newest logged calls to replay' })
+  @IsOmittable()
+  @IsInt()
+  @Min(1)
+  @Max(BACKTEST_LIMIT_MAX)
+  limit?: number;
+}
+
+export class DraftBacktestDto extends BacktestDto {
+  @ApiProperty({ format: 'uuid', description: 'The token whose logged calls are replayed' })
+  @IsString()
+  tokenId!: string;
+
+  @ApiProperty({ type: TriggerValuesDto, description: 'payloadKey, valueContains and titleFrom required' })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TriggerValuesDto)
+  trigger!: TriggerValuesDto;
+
+  @ApiPropertyOptional({ type: ResolveValuesDto, nullable: true, description: 'All three values or none' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ResolveValuesDto)
+  resolve?: ResolveValuesDto | null;
+}
+
+export class BacktestItemDto {
+  @ApiProperty({ format: 'uuid' }) logEntryId!: string;
+  @ApiProperty({ format: 'date-time' }) receivedAt!: string;
+  @ApiProperty({ description: 'Position of the payload in the logged body' }) payloadIndex!: number;
+  @ApiProperty({ enum: ['trigger', 'resolve', 'none'] }) action!: 'trigger' | 'resolve' | 'none';
+  @ApiProperty({ type: String, nullable: true }) title!: string | null;
+  @ApiProperty({ type: String, nullable: true }) mappedValue!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'For none: why the trigger did not match' }) reason!: string | null;
+}
+
+class BacktestTotalsDto {
+  @ApiProperty() trigger!: number;
+  @ApiProperty() resolve!: number;
+  @ApiProperty() none!: number;
+}
+
+export class BacktestResultDto {
+  @ApiProperty({ type: BacktestItemDto, isArray: true, description: 'Newest first; one item per logged payload' }) items!: BacktestItemDto[];
+  @ApiProperty({ type: BacktestTotalsDto }) totals!: BacktestTotalsDto;
+}

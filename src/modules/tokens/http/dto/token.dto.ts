@@ -3,6 +3,7 @@ import { IsBoolean, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-
 import { IsOmittable } from '../../../../shared/http/validation.js';
 import { PageOf } from '../../../../shared/http/pagination.js';
 import { TOKEN_NAME_MAX } from '../../domain/api-token.entity.js';
+import { EndpointSettingsDto } from './endpoint-settings.dto.js';
 
 const RATE_LIMIT_MAX = 1_000_000;
 
@@ -74,6 +75,9 @@ export class TokenDto {
 export class CreatedTokenDto extends TokenDto {
   @ApiProperty({ description: 'The secret, shown this once. Send it as `Authorization: Bearer <token>`', example: 'iit_3q2x…' })
   token!: string;
+
+  @ApiProperty({ type: EndpointSettingsDto, description: 'The endpoint settings with the secret filled in (`secretPlaceholder` is null), this once' })
+  endpointSettings!: EndpointSettingsDto;
 }
 
 export const TokenPageDto = PageOf(TokenDto, 'TokenPageDto');

@@ -54,3 +54,13 @@ function keepSourceDigits(_key: string, value: unknown, context?: ReviverContext
   }
   return value;
 }
+
+/** A number kept as its source text by parseJsonPreservingNumbers. */
+export interface RawJsonNumber {
+  readonly rawJSON: string;
+}
+
+/** True for a value made by JSON.rawJSON (a number kept as its source text). */
+export function isRawJson(value: unknown): value is RawJsonNumber {
+  return (JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON(value);
+}
