@@ -3,7 +3,7 @@ import { Logger, type LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LOG_LEVELS, type AppConfig } from './config/config.js';
-import { fastifyTrustProxy, HSTS_HEADER_VALUE, loadTlsCredentials } from './config/transport.js';
+import { fastifyTrustProxy, HSTS_MAX_AGE_SECONDS, loadTlsCredentials } from './config/transport.js';
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { registerBodyParsers } from './shared/http/body-parsers.js';
 import { AllExceptionsFilter } from './shared/http/exception.filter.js';
@@ -24,15 +24,16 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   const credentials = tls ? loadTlsCredentials(tls) : null;
   // With a certificate the service serves HTTPS itself; otherwise plain HTTP for a proxy in front.
   const adapter = new FastifyAdapter({ bodyLimit: MAX_BODY_BYTES, trustProxy: fastifyTrustProxy(trustProxy), ...(credentials ? { https: { cert: credentials.cert, key: credentials.key } } : {}) });
-  if (credentials) {
-    adapter.getInstance().addHook('onRequest', async (_request, reply) => {
-      reply.header('strict-transport-security', HSTS_HEADER_VALUE);
-    });
-  }
   registerBodyParsers(adapter.getInstance(), { bodyLimit: MAX_BODY_BYTES, rawPrefixes: ['/v1/'] });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
     bodyParser: false,
     logger: options.logger ?? nestLogLevels(options.config.logLevel),
+  });
+  // helmet's defaults, on every answer (errors and 404s included). HSTS and upgrading requests only
+  // when the service serves HTTPS itself; behind a proxy, the proxy sends them.
+  app.useSecurityHeaders({
+    strictTransportSecurity: credentials ? { maxAge: HSTS_MAX_AGE_SECONDS, includeSubDomains: true } : false,
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: credentials ? true : null } },
   });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter());

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { isIPv4 } from 'node:net';
 import { ConfigError, type TlsFiles, type TrustProxy } from './config.js';
 
-/** Sent on every response while the service serves HTTPS itself. */
-export const HSTS_HEADER_VALUE = 'max-age=31536000; includeSubDomains';
+/** HSTS max-age, sent on every response while the service serves HTTPS itself (one year). */
+export const HSTS_MAX_AGE_SECONDS = 31_536_000;
 
 /** The PEM contents given to the HTTPS server, checked to belong together. */
 export interface TlsCredentials {

@@ -46,6 +46,8 @@ export class EmbeddedPostgres {
   private process: ChildProcess | null = null;
   private exitHook: (() => void) | null = null;
   private url: string | null = null;
+  /** The port of the first start, kept so that a restart answers at the URL clients already hold. */
+  private port: number | null = null;
   /** Where the cluster's files are, once started. */
   clusterDir: string | null = null;
 
@@ -57,7 +59,10 @@ export class EmbeddedPostgres {
     return this.url;
   }
 
-  /** Initialises the cluster if needed and starts it on a free loopback port. */
+  /**
+   * Initialises the cluster if needed and starts it on a free loopback port; a restart of the same
+   * instance (after stop()) reuses the first port, so connection pools holding the URL reconnect.
+   */
   async start(): Promise<string> {
     const runAs = await resolveRunAs();
     const bin = await prepareBinaries(runAs);
@@ -69,8 +74,9 @@ export class EmbeddedPostgres {
     }
     const password = await this.initialise(bin, dataDir, runAs);
     await stopOrphan(dataDir);
-    const port = await freePort();
+    const port = this.port ?? (await freePort());
     await this.spawnServer(bin, dataDir, port, runAs);
+    this.port = port;
     this.url = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
     return this.url;
   }

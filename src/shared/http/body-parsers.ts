@@ -2,7 +2,8 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { DomainError, InvalidInputError } from '../errors/domain-error.js';
+import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors/body-errors.js';
+import { InvalidInputError } from '../errors/domain-error.js';
 
 /** The body of a raw route, untouched: its route decodes, limits and parses it itself. */
 export class RawBody {
@@ -11,16 +12,6 @@ export class RawBody {
     /** The body was larger than the limit; `bytes` is empty and the rest was not read. */
     readonly tooLarge = false,
   ) {}
-}
-
-export class UnsupportedMediaTypeError extends DomainError {
-  readonly kind = 'unsupported_media_type';
-  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
-}
-
-export class BodyTooLargeError extends DomainError {
-  readonly kind = 'too_large';
-  readonly code = 'PAYLOAD_TOO_LARGE';
 }
 
 export interface BodyParserOptions {
@@ -63,7 +54,7 @@ function readLimited(stream: IncomingMessage, limit: number, done: (bytes: Buffe
  */
 export function registerBodyParsers(fastify: FastifyInstance, options: BodyParserOptions): void {
   const isRaw = (request: FastifyRequest) => options.rawPrefixes.some((prefix) => request.url.startsWith(prefix));
-  const tooLarge = () => new BodyTooLargeError(`body exceeds ${options.bodyLimit} bytes`);
+  const tooLarge = () => new PayloadTooLargeError(`body exceeds ${options.bodyLimit} bytes`);
 
   const json = (request: FastifyRequest, payload: IncomingMessage, done: Done) =>
     readLimited(payload, options.bodyLimit, (bytes, over) => {

@@ -1,21 +1,12 @@
 import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
-import { DomainError, InvalidInputError } from '../../../shared/errors/domain-error.js';
+import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../../../shared/errors/body-errors.js';
+import { InvalidInputError } from '../../../shared/errors/domain-error.js';
 import { MAX_BODY_BYTES } from '../../../shared/http/limits.js';
 import type { JsonObject } from '../contracts.js';
 import { isRawJson, parseJsonPreservingNumbers } from '../../../shared/json/json-text.js';
 
 /** Deepest nesting accepted; real integrations stay far below, and deeper input endangers every later step. */
 export const MAX_DEPTH = 256;
-
-export class PayloadTooLargeError extends DomainError {
-  readonly kind = 'too_large';
-  readonly code = 'PAYLOAD_TOO_LARGE';
-}
-
-export class IntakeMediaTypeError extends DomainError {
-  readonly kind = 'unsupported_media_type';
-  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
-}
 
 export interface IntakeHeaders {
   contentType?: string;
@@ -50,7 +41,7 @@ function decompress(bytes: Buffer, encoding: string | undefined): Buffer {
     }
     throw new InvalidInputError('BODY_ENCODING_INVALID', `body is not valid ${coding} data: ${(error as Error).message}`);
   }
-  throw new IntakeMediaTypeError(`Content-Encoding ${coding.slice(0, 40)} is not supported; use gzip, deflate or none`);
+  throw new UnsupportedMediaTypeError(`Content-Encoding ${coding.slice(0, 40)} is not supported; use gzip, deflate or none`);
 }
 
 
@@ -85,7 +76,7 @@ export function decodeIntakeBody(bytes: Buffer, headers: IntakeHeaders, onText: 
   if (!isJsonMediaType(headers.contentType)) {
     onText(bytes.toString('utf8'), false);
     const given = headers.contentType ? `got ${headers.contentType.slice(0, 100)}` : 'the header is missing';
-    throw new IntakeMediaTypeError(`Content-Type must be application/json; ${given}`);
+    throw new UnsupportedMediaTypeError(`Content-Type must be application/json; ${given}`);
   }
   if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(`body exceeds ${MAX_BODY_BYTES} bytes`);
   const raw = decompress(bytes, headers.contentEncoding);
