@@ -543,8 +543,7 @@ async function startPostgres() {
 }
 
 async function createDatabase(serverUrl, name) {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
+  const admin = await connect(serverUrl);
   try {
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.query(`create database ${name}`);
@@ -584,7 +583,14 @@ async function startService(databaseUrl, profileDir) {
   return { ...service, api };
 }
 
-async function cleanUp() {
+/** Stops everything; every caller (signal, error, normal end) waits for the same single clean-up. */
+let cleaning = null;
+function cleanUp() {
+  cleaning ??= doCleanUp();
+  return cleaning;
+}
+
+async function doCleanUp() {
   if (cleanup.instance) cleanup.instance.stop();
   await Promise.all([...cleanup.children].map((child) => stopChild(child)));
   if (cleanup.postgres) {
@@ -595,10 +601,21 @@ async function cleanUp() {
   cleanup.dirs.clear();
 }
 
-// Last resort: never leave a child running.
+// Last resort: never leave a child running or a temporary directory behind.
 process.on('exit', () => {
   for (const child of cleanup.children) child.kill('SIGKILL');
+  for (const dir of cleanup.dirs) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A client for the checks; a connection closed under it (PostgreSQL stopping) is not a crash. */
+async function connect(url) {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', (error) => {
+    if (!cleanup.interrupted) console.error(`database connection error: ${error.message}`);
+  });
+  await client.connect();
+  return client;
+}
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
     if (cleanup.interrupted) return;
@@ -625,6 +642,7 @@ function readRssKb(pid, field = 'VmRSS') {
 
 function load({ url, connections, duration, requests, secret, timeout }) {
   return new Promise((resolve, reject) => {
+    if (cleanup.interrupted) return reject(new Error('interrupted'));
     const instance = autocannon(
       {
         url: `${url}/v1/trace`,
@@ -646,6 +664,52 @@ function load({ url, connections, duration, requests, secret, timeout }) {
 }
 
 /** Runs one scenario against one target; samples the target's RSS every 100 ms when `pid` is given. */
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) used so far by a process, from /proc/<pid>/stat. */
+function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** The PostgreSQL server process and its children (one backend per connection, workers). */
+function postgresPids() {
+  const root = cleanup.postgres?.process?.pid;
+  if (!root) return [];
+  const pids = [root];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === root) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** CPU used by the target, PostgreSQL and this load generator over a run, in % of one core. */
+function cpuMeter(targetPid) {
+  const pgBefore = new Map(postgresPids().map((pid) => [pid, cpuSeconds(pid)]));
+  const targetBefore = cpuSeconds(targetPid);
+  const selfBefore = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  return () => {
+    const wall = Number(process.hrtime.bigint() - started) / 1e9;
+    let pgCpu = 0;
+    for (const pid of postgresPids()) pgCpu += cpuSeconds(pid) - (pgBefore.get(pid) ?? 0);
+    const self = process.cpuUsage(selfBefore);
+    const pct = (seconds) => (100 * seconds) / wall;
+    return { target: pct(cpuSeconds(targetPid) - targetBefore), postgres: pct(pgCpu), generator: pct((self.user + self.system) / 1e6) };
+  };
+}
+
 async function measure(target, s, opts, { check = false, secret = null } = {}) {
   const t = new Tracker(s.spansPerRequest);
   let peakKb = 0;
@@ -655,15 +719,23 @@ async function measure(target, s, opts, { check = false, secret = null } = {}) {
   };
   sample();
   const sampler = setInterval(sample, 100);
+  const cpu = cpuMeter(target.pid);
+  // Monotonic microseconds, the clock of a V8 CPU profile (to cut a profile to this window).
+  const windowStartUs = Number(process.hrtime.bigint() / 1000n);
   let result;
+  let cpuUse;
   try {
     result = await load({ url: target.url, connections: s.connections, duration: s.duration ?? opts.duration, requests: s.requests(t, check), secret, timeout: s.timeout });
   } finally {
+    cpuUse = cpu();
     clearInterval(sampler);
     sample();
   }
+  const windowEndUs = Number(process.hrtime.bigint() / 1000n);
   const seconds = result.duration || s.duration || opts.duration;
   return {
+    window: [windowStartUs, windowEndUs],
+    cpu: cpuUse,
     tracker: t,
     rps: result.requests.total / seconds,
     total: result.requests.total,
@@ -707,16 +779,31 @@ function statusText(m) {
 // ---------------------------------------------------------------------------------------------
 // CPU profile summary
 
-function summariseProfile(dir, top = 25) {
+/**
+ * Self time per function from a V8 .cpuprofile. With `window` ([start, end] in monotonic µs, the
+ * profile's clock) only the samples taken in it count; otherwise each node's hitCount.
+ */
+function summariseProfile(dir, window, label, top = 25) {
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')) : [];
   if (files.length === 0) return { text: `no .cpuprofile was written in ${dir}`, file: null };
   const profile = JSON.parse(readFileSync(join(dir, files[0]), 'utf8'));
-  const totalHits = profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
+  const hitsById = new Map();
+  let windowed = false;
+  if (window && profile.samples?.length && profile.timeDeltas?.length === profile.samples.length) {
+    let at = profile.startTime;
+    for (let i = 0; i < profile.samples.length; i++) {
+      at += profile.timeDeltas[i];
+      if (at >= window[0] && at <= window[1]) hitsById.set(profile.samples[i], (hitsById.get(profile.samples[i]) ?? 0) + 1);
+    }
+    windowed = hitsById.size > 0;
+  }
+  if (!windowed) for (const node of profile.nodes) hitsById.set(node.id, node.hitCount ?? 0);
+  const totalHits = [...hitsById.values()].reduce((sum, n) => sum + n, 0);
   const intervalMs = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.samples?.length ?? totalHits);
   const byFunction = new Map();
   const byPackage = new Map();
   for (const node of profile.nodes) {
-    const hits = node.hitCount ?? 0;
+    const hits = hitsById.get(node.id) ?? 0;
     if (!hits) continue;
     const { functionName, url, lineNumber } = node.callFrame;
     const name = functionName || `(anonymous:${lineNumber + 1})`;
@@ -726,20 +813,23 @@ function summariseProfile(dir, top = 25) {
     const pkg = !url ? name.startsWith('(') ? name : '(native/V8)' : url.startsWith('node:') ? 'node core' : /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.includes('/dist/') ? 'service (dist/)' : url);
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + hits);
   }
-  const pct = (hits) => `${((100 * hits) / totalHits).toFixed(1)} %`;
+  const idle = byFunction.get('(idle)\u0000') ?? 0;
+  const busy = totalHits - idle;
+  const pct = (hits, of) => `${((100 * hits) / Math.max(1, of)).toFixed(1)} %`;
   const fnRows = [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top).map(([key, hits], i) => {
     const [name, where] = key.split('\u0000');
-    return [i + 1, name, where || '—', pct(hits), fmt(hits * intervalMs)];
+    return [i + 1, name, where || '—', pct(hits, totalHits), name === '(idle)' ? '—' : pct(hits, busy), fmt(hits * intervalMs)];
   });
-  const pkgRows = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([pkg, hits]) => [pkg, pct(hits), fmt(hits * intervalMs)]);
+  const pkgRows = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([pkg, hits]) => [pkg, pct(hits, totalHits), pkg === '(idle)' ? '—' : pct(hits, busy), fmt(hits * intervalMs)]);
+  const span = windowed ? `the ${label} window only` : 'the whole process life (start-up, set-up, warm-up and the scenarios)';
   const text = [
-    `CPU profile of the service (${files[0]}): ${fmt(totalHits)} samples, ${fmt((profile.endTime - profile.startTime) / 1e6, 1)} s, ~${intervalMs.toFixed(2)} ms per sample; whole process life (start-up, set-up, warm-up, trace-start)`,
+    `CPU profile of the service (${files[0]}), ${span}: ${fmt(totalHits)} samples at ~${intervalMs.toFixed(2)} ms; the main thread was idle (waiting on I/O: PostgreSQL, sockets) ${pct(idle, totalHits)} of it.`,
     '',
-    `Top ${top} functions by self time:`,
-    markdownTable(['#', 'function', 'script', 'self', 'self ms'], fnRows),
+    `Top ${top} functions by self time ("of busy" leaves out idle):`,
+    markdownTable(['#', 'function', 'script', 'self', 'of busy', 'self ms'], fnRows),
     '',
     'Self time by package:',
-    markdownTable(['package', 'self', 'self ms'], pkgRows),
+    markdownTable(['package', 'self', 'of busy', 'self ms'], pkgRows),
   ].join('\n');
   return { text, file: join(dir, files[0]) };
 }
@@ -777,8 +867,7 @@ async function mainRun(opts) {
   console.log(`  service ${service.url} (pid ${service.pid}), bare fastify ${bare.url} (pid ${bare.pid})`);
 
   for (const s of chosen) Object.assign(s, await s.setup(service.api));
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
+  const db = await connect(databaseUrl);
 
   let failed = false;
   const results = [];
@@ -828,11 +917,12 @@ async function mainRun(opts) {
     fmt(m.p99),
     statusText(m),
     fmt(m.peakMb),
+    `${fmt(m.cpu.target)}/${fmt(m.cpu.postgres)}/${fmt(m.cpu.generator)}`,
     fmt(b.rps),
     b.rps ? (m.rps / b.rps).toFixed(2) : '—',
     checks.every((c) => c.ok) ? 'ok' : 'FAIL',
   ]);
-  const table = markdownTable(['scenario', 'body', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'peak RSS MB', 'bare req/s', 'ratio', 'effects'], rows);
+  const table = markdownTable(['scenario', 'body', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'peak RSS MB', 'CPU % svc/pg/gen', 'bare req/s', 'ratio', 'effects'], rows);
   const overallPeak = Math.max(0, ...results.map((r) => r.m.peakMb));
 
   const get = (name) => results.find((r) => r.s.name === name);
@@ -855,14 +945,16 @@ async function mainRun(opts) {
 
   const notes = results.map(({ s }) => `- \`${s.name}\`: ${s.note}`);
   const effects = results.flatMap(({ s, checks }) => checks.map((c) => `- \`${s.name}\` ${c.ok ? 'ok' : '**FAIL**'}: ${c.text}`));
-  console.log(`\n${table}\n\nPeak RSS of the service: ${fmt(overallPeak)} MB (sampled), VmHWM ${fmt(hwmKb / 1024)} MB\n\nTargets (figures move ±40 % between runs on this machine: compare ratios within one run)\n${targets.map((l) => `  ${l}`).join('\n')}`);
+  const legend = `req/s, latencies, non-2xx, peak RSS and CPU are the service's; "ratio" is its req/s over bare Fastify's with the same bodies, measured right after it. CPU % svc/pg/gen: share of one core used during the service run by the service, PostgreSQL (all its processes) and the load generator (this script); ${os.cpus().length} cores = ${os.cpus().length * 100} %.`;
+  console.log(`\n${table}\n\n${legend}\nPeak RSS of the service: ${fmt(overallPeak)} MB (sampled), VmHWM ${fmt(hwmKb / 1024)} MB\n\nTargets (figures move ±40 % between runs on this machine: compare ratios within one run)\n${targets.map((l) => `  ${l}`).join('\n')}`);
   if (serviceOutput.length) {
     console.log(`\nThe service printed ${serviceOutput.length} line(s) during the run (LOG_LEVEL=warn); the first ones:\n${serviceOutput.slice(0, 15).map((l) => `  | ${l}`).join('\n')}`);
   }
 
   let profileText = null;
   if (profileDir) {
-    const summary = summariseProfile(profileDir);
+    const profiled = results.find((r) => r.s.name === 'trace-start') ?? results[0];
+    const summary = summariseProfile(profileDir, profiled?.m.window, profiled ? `${profiled.s.name} (${fmt(profiled.m.rps)} req/s)` : '');
     profileText = summary.text;
     console.log(`\n${profileText}`);
   }
@@ -877,6 +969,8 @@ async function mainRun(opts) {
     ...header.map((l) => `${l}  `),
     '',
     table,
+    '',
+    legend,
     '',
     `Peak RSS of the service: ${fmt(overallPeak)} MB (sampled every 100 ms), VmHWM ${fmt(hwmKb / 1024)} MB.`,
     '',
@@ -912,8 +1006,7 @@ async function scaleRun(opts) {
   const all = scenarios(opts);
   const chosen = ['trace-start', 'debug'].map((name) => all.find((s) => s.name === name));
   for (const s of chosen) Object.assign(s, await s.setup(service.api));
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
+  const db = await connect(databaseUrl);
   let failed = false;
   const phases = { empty: {}, scale: {} };
   let insertText = '';
@@ -974,10 +1067,10 @@ async function scaleRun(opts) {
     for (const phase of ['empty', 'scale']) {
       const { m, checks } = phases[phase][s.name];
       const ratio = phase === 'scale' ? (m.rps / phases.empty[s.name].m.rps).toFixed(2) : '1.00';
-      rows.push([`${s.name} (${phase === 'empty' ? 'empty database' : '+1M incidents, +1M log rows'})`, s.connections, fmt(m.rps), fmt(m.p50), fmt(m.p99), statusText(m), fmt(m.peakMb), ratio, checks.every((c) => c.ok) ? 'ok' : 'FAIL']);
+      rows.push([`${s.name} (${phase === 'empty' ? 'empty database' : '+1M incidents, +1M log rows'})`, s.connections, fmt(m.rps), fmt(m.p50), fmt(m.p99), statusText(m), fmt(m.peakMb), `${fmt(m.cpu.target)}/${fmt(m.cpu.postgres)}/${fmt(m.cpu.generator)}`, ratio, checks.every((c) => c.ok) ? 'ok' : 'FAIL']);
     }
   }
-  const table = markdownTable(['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'peak RSS MB', 'scale/empty', 'effects'], rows);
+  const table = markdownTable(['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'peak RSS MB', 'CPU % svc/pg/gen', 'scale/empty', 'effects'], rows);
   const ratio = phases.scale['trace-start'].m.rps / phases.empty['trace-start'].m.rps;
   const targets = [`${ratio >= 0.8 ? 'PASS' : 'FAIL'}  scale: trace-start with 1M incidents and 1M API log rows runs at ${ratio.toFixed(2)} × the empty database (target within 20 %: ≥ 0.80)`];
   console.log(`\n${table}\n\n${insertText}\n\nTargets\n${targets.map((l) => `  ${l}`).join('\n')}`);

@@ -43,7 +43,8 @@ export class ApiLogService implements ApiLogFacade {
       bodyKind: call.bodyKind,
       body: call.body === null ? null : call.body.replaceAll('\u0000', '\uFFFD'),
       outcome: call.outcome,
-      error: call.error,
+      // A JSON parse error quotes the body, NUL bytes included; jsonb cannot hold U+0000 either.
+      error: call.error === null ? null : { ...call.error, message: call.error.message.replaceAll('\u0000', '\uFFFD') },
     });
     await this.orm.em.fork().insert(ApiLogEntry, entry);
   }

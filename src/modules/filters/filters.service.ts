@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { EventBus, OnDomainEvent } from '../../shared/events/event-bus.js';
 import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
 import { isUuid } from '../../shared/ids.js';
+import { TtlCache } from '../../shared/cache/ttl-cache.js';
 import type { PayloadOutcome, PayloadReceived } from '../intake/contracts.js';
 import { ApiLogFacade } from '../api-log/contracts.js';
 import { TemplatesFacade } from '../templates/contracts.js';
@@ -15,6 +16,9 @@ import { evaluateFilter, type Evaluation, type FilterRule } from './domain/filte
 import { BACKTEST_LIMIT_DEFAULT, toFilterDto, type CreateFilterDto, type DraftBacktestDto, type FilterDto, type UpdateFilterDto } from './http/dto/filter.dto.js';
 import { backtest, type BacktestResult } from './domain/backtest.js';
 
+/** How long a token's filters are kept in memory for the intake (see rulesOf). */
+export const RULES_CACHE_TTL_MS = 2_000;
+
 @Injectable()
 export class FiltersService implements FiltersFacade {
   constructor(
@@ -25,6 +29,8 @@ export class FiltersService implements FiltersFacade {
     private readonly apiLog: ApiLogFacade,
   ) {}
 
+  private readonly rules = new TtlCache<string, FilterRule[]>(RULES_CACHE_TTL_MS);
+
   /** A template fills every value; each value given beside it replaces that one value. */
   async create(input: CreateFilterDto): Promise<FilterDto> {
     const template = input.template !== undefined ? this.templates.get(input.template) : null;
@@ -34,6 +40,7 @@ export class FiltersService implements FiltersFacade {
       input.resolve === null ? null : { ...template?.resolve, ...definedOnly(input.resolve ?? {}) };
     const filter = new Filter(input.tokenId, input.name ?? null, template?.id ?? null, trigger, resolve, new Date());
     await this.orm.em.fork().persist(filter).flush();
+    this.rules.delete(filter.tokenId);
     await this.events.publish('FilterCreated', { filterId: filter.id, tokenId: filter.tokenId });
     return toFilterDto(filter);
   }
@@ -58,6 +65,7 @@ export class FiltersService implements FiltersFacade {
     const filter = await this.find(em, id);
     filter.edit(input, new Date());
     await em.flush();
+    this.rules.delete(filter.tokenId);
     await this.events.publish('FilterUpdated', { filterId: filter.id, tokenId: filter.tokenId });
     return toFilterDto(filter);
   }
@@ -67,6 +75,7 @@ export class FiltersService implements FiltersFacade {
     const em = this.orm.em.fork();
     const filter = await this.find(em, id);
     await em.remove(filter).flush();
+    this.rules.delete(filter.tokenId);
     await this.events.publish('FilterDeleted', { filterId: filter.id, tokenId: filter.tokenId });
   }
 
@@ -101,9 +110,17 @@ export class FiltersService implements FiltersFacade {
     return this.events.request('PayloadEvaluated', { tokenId: event.tokenId, receivedAt: event.receivedAt, decisions });
   }
 
+  /**
+   * The token's filters as rules, oldest first. Cached for RULES_CACHE_TTL_MS: a change made here
+   * evicts the token's rules at once; one made through another instance is seen within that time.
+   */
   private async rulesOf(tokenId: string): Promise<FilterRule[]> {
+    const cached = this.rules.get(tokenId);
+    if (cached) return cached;
     const filters = await this.orm.em.fork().find(Filter, { tokenId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-    return filters.map((f) => f.toRule());
+    const rules = filters.map((f) => f.toRule());
+    this.rules.set(tokenId, rules);
+    return rules;
   }
 
   private async find(em: MikroORM['em'], id: string): Promise<Filter> {

@@ -37,9 +37,18 @@ const RESOLVE_BY_ID = `update incidents set status = 'resolved', resolved_at = ?
   where id = ? and status = 'open'
   returning id, token_id, filter_id, mapped_value`;
 
+/**
+ * PostgreSQL text cannot hold U+0000 (a JSON payload can, as `\u0000`): it is stored as U+FFFD, as
+ * in the API log. Applied to every text written or compared, so triggers and resolves still correlate.
+ */
+export function storableText<T extends string | null>(text: T): T {
+  return (text === null || !text.includes('\u0000') ? text : text.replaceAll('\u0000', '\uFFFD')) as T;
+}
+
 export async function triggerIncident(em: EntityManager, write: TriggerWrite): Promise<TriggerResult> {
-  const params = [randomUUID(), write.tokenId, write.filterId, write.title, write.description, write.mappedValue, write.at, write.at];
-  if (write.mappedValue === null) {
+  const mappedValue = storableText(write.mappedValue);
+  const params = [randomUUID(), write.tokenId, write.filterId, storableText(write.title), storableText(write.description), mappedValue, write.at, write.at];
+  if (mappedValue === null) {
     await em.execute(INSERT, params, 'run');
     return { id: params[0] as string, created: true, triggerCount: 1 };
   }
@@ -49,7 +58,8 @@ export async function triggerIncident(em: EntityManager, write: TriggerWrite): P
 
 /** Resolves the open incident of this filter with this mapped value; its id, or null when none. */
 export async function resolveMapped(em: EntityManager, filterId: string, mappedValue: string, at: Date): Promise<string | null> {
-  const rows = await em.execute<Array<{ id: string }>>(RESOLVE_MAPPED, [at, filterId, mappedValue, mappedValue]);
+  const value = storableText(mappedValue);
+  const rows = await em.execute<Array<{ id: string }>>(RESOLVE_MAPPED, [at, filterId, value, value]);
   return rows[0]?.id ?? null;
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { TransactionContext } from '@mikro-orm/core';
+import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { EventBus, OnDomainEvent } from '../../shared/events/event-bus.js';
 import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
 import { isUuid } from '../../shared/ids.js';
@@ -28,8 +29,7 @@ export class IncidentsService {
   async onPayloadEvaluated(event: PayloadEvaluated): Promise<PayloadOutcome[]> {
     const at = event.receivedAt;
     const published: IncidentEvent[] = [];
-    // Joins the caller's transaction when there is one (an intake call with an Idempotency-Key).
-    const outcomes = await this.orm.em.transactional(async (em) => {
+    const outcomes = await this.withWriter(event, async (em) => {
       const results: PayloadOutcome[] = [];
       for (const [index, decisions] of event.decisions.entries()) {
         const filters: FilterOutcome[] = [];
@@ -63,6 +63,18 @@ export class IncidentsService {
     });
     for (const { name, payload } of published) await this.events.publish(name, payload as never);
     return outcomes;
+  }
+
+  /**
+   * Runs the writes in the caller's transaction when there is one (an intake call with an
+   * Idempotency-Key), else in a transaction of their own; a single write needs none (one statement
+   * is atomic), and no write needs no connection at all.
+   */
+  private withWriter<T>(event: PayloadEvaluated, work: (em: EntityManager) => Promise<T>): Promise<T> {
+    const outer = TransactionContext.getEntityManager() as EntityManager | undefined;
+    if (outer) return work(outer);
+    const writes = event.decisions.reduce((n, decisions) => n + decisions.filter((d) => d.action !== 'none').length, 0);
+    return writes <= 1 ? work(this.orm.em.fork()) : this.orm.em.fork().transactional(work);
   }
 
   async list(query: ListIncidentsQueryDto): Promise<Page<IncidentDto>> {

@@ -5,6 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { listeningBaseUrl } from '../../config/transport.js';
 import { EventBus } from '../../shared/events/event-bus.js';
 import { isUuid } from '../../shared/ids.js';
+import { TtlCache } from '../../shared/cache/ttl-cache.js';
 import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
 import { TokensFacade, type AuthenticatedToken } from './tokens.facade.js';
 import { ApiToken } from './domain/api-token.entity.js';
@@ -15,6 +16,16 @@ import { toTokenDto, type CreatedTokenDto, type CreateTokenDto, type TokenDto, t
 
 /** `lastUsedAt` is written at most this often per token, to keep a write off every intake call. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** How long a token found by its secret is kept in memory (see authenticate). */
+export const TOKEN_CACHE_TTL_MS = 2_000;
+
+interface CachedToken {
+  id: string;
+  name: string;
+  debugExpiresAt: number | null;
+  rateLimitPerMinute: number | null;
+  lastUsedAt: number;
+}
 
 
 @Injectable()
@@ -25,6 +36,13 @@ export class TokensService implements TokensFacade {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
+
+  private readonly cache = new TtlCache<string, CachedToken>(TOKEN_CACHE_TTL_MS);
+
+  /** Forgets a changed token, so this instance sees the change at once. */
+  private evict(tokenId: string): void {
+    this.cache.deleteWhere((cached) => cached.id === tokenId);
+  }
 
   async create(input: CreateTokenDto): Promise<CreatedTokenDto> {
     const em = this.orm.em.fork();
@@ -79,6 +97,7 @@ export class TokensService implements TokensFacade {
     if (input.debug === true) token.enableDebug(now, this.config.debugTtlMs);
     if (input.debug === false) token.disableDebug();
     await em.flush();
+    this.evict(token.id);
     if (input.debug !== undefined) {
       await this.events.publish('TokenDebugChanged', {
         tokenId: token.id,
@@ -95,19 +114,38 @@ export class TokensService implements TokensFacade {
     const token = await this.findLive(em, id);
     token.revoke(new Date());
     await em.flush();
+    this.evict(token.id);
     await this.events.publish('TokenRevoked', { tokenId: token.id });
   }
 
+  /**
+   * The live token of a secret. Found tokens are cached for TOKEN_CACHE_TTL_MS; a change made
+   * here (rename, debug, rate limit, revoke) evicts it at once, one made through another instance
+   * is seen within that time. Unknown secrets are not cached.
+   */
   async authenticate(secret: string): Promise<AuthenticatedToken | null> {
     if (!looksLikeTokenSecret(secret)) return null;
-    const em = this.orm.em.fork();
-    const token = await em.findOne(ApiToken, { secretHash: hashTokenSecret(secret), revokedAt: null });
-    if (!token) return null;
-    const now = new Date();
-    if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-      await em.nativeUpdate(ApiToken, { id: token.id }, { lastUsedAt: now });
+    const hash = hashTokenSecret(secret);
+    const now = Date.now();
+    let cached = this.cache.get(hash, now);
+    if (!cached) {
+      const token = await this.orm.em.fork().findOne(ApiToken, { secretHash: hash, revokedAt: null });
+      if (!token) return null;
+      cached = {
+        id: token.id,
+        name: token.name,
+        debugExpiresAt: token.debugExpiresAt?.getTime() ?? null,
+        rateLimitPerMinute: token.rateLimitPerMinute,
+        lastUsedAt: token.lastUsedAt?.getTime() ?? 0,
+      };
+      this.cache.set(hash, cached, now);
     }
-    return { id: token.id, name: token.name, debug: token.isDebugActive(now), rateLimitPerMinute: token.rateLimitPerMinute };
+    if (now - cached.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+      cached.lastUsedAt = now;
+      await this.orm.em.fork().nativeUpdate(ApiToken, { id: cached.id }, { lastUsedAt: new Date(now) });
+    }
+    const debug = cached.debugExpiresAt !== null && cached.debugExpiresAt > now;
+    return { id: cached.id, name: cached.name, debug, rateLimitPerMinute: cached.rateLimitPerMinute };
   }
 
   /**

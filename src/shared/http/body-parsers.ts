@@ -61,11 +61,17 @@ export function registerBodyParsers(fastify: FastifyInstance, options: BodyParse
       if (isRaw(request)) return done(null, new RawBody(bytes, over));
       if (over) return done(tooLarge());
       if (bytes.length === 0) return done(null, undefined);
+      let value: unknown;
       try {
-        done(null, secureJson.parse(bytes, undefined, { protoAction: 'error', constructorAction: 'error' }));
+        value = secureJson.parse(bytes, undefined, { protoAction: 'error', constructorAction: 'error' });
       } catch (error) {
-        done(new InvalidInputError('JSON_INVALID', `body is not valid JSON: ${(error as Error).message}`));
+        return done(new InvalidInputError('JSON_INVALID', `body is not valid JSON: ${(error as Error).message}`));
       }
+      // PostgreSQL text cannot hold U+0000: refuse it here rather than fail (as a 503) at the insert.
+      if (bytes.includes(NUL_ESCAPE) && holdsNul(value)) {
+        return done(new InvalidInputError('BODY_NUL_CHARACTER', 'body holds a NUL character (\\u0000), which cannot be stored; remove it'));
+      }
+      done(null, value);
     });
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', json);
@@ -77,6 +83,27 @@ export function registerBodyParsers(fastify: FastifyInstance, options: BodyParse
     }
     readLimited(payload, options.bodyLimit, (bytes, over) => done(null, new RawBody(bytes, over)));
   });
+}
+
+const NUL_ESCAPE = Buffer.from('\\u0000');
+
+/** True when a string or a key anywhere in a parsed JSON value holds U+0000 (iterative: any depth). */
+function holdsNul(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) return true;
+    } else if (Array.isArray(current)) {
+      for (const child of current) stack.push(child);
+    } else if (typeof current === 'object' && current !== null) {
+      for (const [key, child] of Object.entries(current)) {
+        if (key.includes('\u0000')) return true;
+        stack.push(child);
+      }
+    }
+  }
+  return false;
 }
 
 /** The RawBody of a raw route (an empty one when the request had no body). */
