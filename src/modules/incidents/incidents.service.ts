@@ -12,6 +12,13 @@ import { IncidentNotFoundError } from './domain/incident.errors.js';
 import { resolveById, resolveMapped, triggerIncident } from './incident.store.js';
 import { toIncidentDto, type IncidentDto, type ListIncidentsQueryDto } from './http/dto/incident.dto.js';
 
+/** Stands in for an EntityManager when every decision is `none`: nothing may be written. */
+const NO_WRITES = new Proxy({} as EntityManager, {
+  get: () => {
+    throw new Error('no incident write was planned for this call');
+  },
+});
+
 type IncidentEvent = { [K in keyof IncidentsEvents]: { name: K; payload: IncidentsEvents[K] } }[keyof IncidentsEvents];
 
 @Injectable()
@@ -74,7 +81,8 @@ export class IncidentsService {
     const outer = TransactionContext.getEntityManager() as EntityManager | undefined;
     if (outer) return work(outer);
     const writes = event.decisions.reduce((n, decisions) => n + decisions.filter((d) => d.action !== 'none').length, 0);
-    return writes <= 1 ? work(this.orm.em.fork()) : this.orm.em.fork().transactional(work);
+    if (writes === 0) return work(NO_WRITES);
+    return writes === 1 ? work(this.orm.em.fork()) : this.orm.em.fork().transactional(work);
   }
 
   async list(query: ListIncidentsQueryDto): Promise<Page<IncidentDto>> {

@@ -10,21 +10,34 @@ interface ReviverContext {
 }
 
 /**
- * Matches (somewhere in the text) every JSON number token whose `String(JSON.parse(token))` may differ
- * from the token; false positives only cost speed. Why it is complete, for a token
+ * True when the text may hold a JSON number token whose `String(JSON.parse(token))` differs from the
+ * token; false positives only cost speed. Why it is complete, for a token
  * `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`:
  *   - an exponent always follows a digit: `\d[eE]`;
  *   - with no exponent, JavaScript prints the shortest digits that round-trip, in plain notation when
  *     1e-6 <= |x| < 1e21. A decimal of at most 15 significant digits is the only one of at most 15 digits
  *     that maps to its double (DBL_DIG = 15), so it prints back as itself, except when
- *       - it has 16+ digits (significant digits are a subset of the digits, which run contiguously
- *         around at most one dot): `\d(?:\.?\d){15}`, which also covers |x| >= 1e21 (22+ digits);
  *       - its fraction ends in 0 (`1.50`, `1.0`, `0.0`, `-0.00`): `\.\d*0(?!\d)`;
  *       - |x| < 1e-6, i.e. six zeros right after the dot: `\.0{6}`;
- *       - it is negative zero without a fraction (`-0` prints as `0`): `-0(?!\.)`.
- * Every other token prints back exactly, so when the text has no match, JSON.parse keeps every digit.
+ *       - it is negative zero without a fraction (`-0` prints as `0`): `-0(?!\.)`;
+ *       - it has 16+ digits (its digits run contiguously around at most one dot, so it lies in a run
+ *         `\d[\d.]{15,}`), which covers |x| >= 1e21 (22+ digits) too. Such a run is safe only when it
+ *         is an integer of exactly 16 digits up to 2^53 = 9007199254740992: every integer up to 2^53
+ *         is a double and prints as itself. That exception keeps Zipkin's 16-digit microsecond
+ *         timestamps on the fast path.
+ * Every other token prints back exactly, so when this is false, JSON.parse keeps every digit.
  */
-export const MAY_NOT_ROUND_TRIP = /\d(?:\.?\d){15}|\d[eE]|\.\d*0(?!\d)|\.0{6}|-0(?!\.)/;
+const SHORT_PATTERNS = /\d[eE]|\.\d*0(?!\d)|\.0{6}|-0(?!\.)/;
+const LONG_RUN = /\d[\d.]{15,}/g;
+const MAX_SAFE_16_DIGITS = String(2 ** 53);
+
+export function mayNotRoundTrip(text: string): boolean {
+  if (SHORT_PATTERNS.test(text)) return true;
+  for (const [run] of text.matchAll(LONG_RUN)) {
+    if (run.length > 16 || run.includes('.') || run > MAX_SAFE_16_DIGITS) return true;
+  }
+  return false;
+}
 
 /**
  * Like `JSON.parse(text)` (a SyntaxError for bad JSON), except that a number whose source text differs
@@ -33,7 +46,7 @@ export const MAY_NOT_ROUND_TRIP = /\d(?:\.?\d){15}|\d[eE]|\.\d*0(?!\d)|\.0{6}|-0
  */
 export function parseJsonPreservingNumbers(text: string): unknown {
   // The reviver makes parsing several times slower: use it only when some number may need it.
-  return MAY_NOT_ROUND_TRIP.test(text) ? parseJsonKeepingEveryNumber(text) : JSON.parse(text);
+  return mayNotRoundTrip(text) ? parseJsonKeepingEveryNumber(text) : JSON.parse(text);
 }
 
 /** The slow path alone (always the reviver); exported for tests. */
