@@ -13,6 +13,7 @@ import { IntakeModule } from './modules/intake/intake.module.js';
 import { ApiLogModule } from './modules/api-log/api-log.module.js';
 import { ZipkinTracingTemplateModule } from './integrations/zipkin-tracing/zipkin-tracing.module.js';
 import { AlertWebhookTemplateModule } from './integrations/alert-webhook/alert-webhook.module.js';
+import { PrometheusAlertmanagerTemplateModule } from './integrations/prometheus-alertmanager/prometheus-alertmanager.module.js';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -41,6 +42,7 @@ export class AppModule {
         // Integration templates: one line each.
         ZipkinTracingTemplateModule,
         AlertWebhookTemplateModule,
+        PrometheusAlertmanagerTemplateModule,
         ...(options.imports ?? []),
       ],
       controllers: [HealthController],

@@ -8,7 +8,7 @@ import { AppModule, type AppModuleOptions } from './app.module.js';
 import { registerBodyParsers } from './shared/http/body-parsers.js';
 import { AllExceptionsFilter } from './shared/http/exception.filter.js';
 import { createValidationPipe } from './shared/http/validation.js';
-import { setupSwagger } from './swagger.js';
+import { offerTemplates, setupSwagger } from './swagger.js';
 import { MAX_BODY_BYTES } from './shared/http/limits.js';
 import { TemplatesFacade } from './modules/templates/contracts.js';
 
@@ -37,12 +37,9 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter());
-  // The known template ids exist once the template modules have registered: a dropdown in Swagger UI.
-  const templateIds = app.get(TemplatesFacade).ids();
-  setupSwagger(app, (document) => {
-    const template = (document.components?.schemas?.CreateFilterDto as { properties?: Record<string, { enum?: string[] }> } | undefined)?.properties?.template;
-    if (template) template.enum = templateIds;
-  });
+  // The templates are known once their modules have registered: dropdowns in Swagger UI.
+  const templates = app.get(TemplatesFacade).list();
+  setupSwagger(app, (document) => offerTemplates(document, templates));
   await app.init();
   return app;
 }

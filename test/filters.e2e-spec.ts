@@ -37,7 +37,7 @@ describe('API filters (e2e)', () => {
   it('lists the templates, the test-only one included', async () => {
     const response = await t.call('GET', '/api/templates');
     expect(response.status).toBe(200);
-    expect(response.body.items.map((i: { id: string }) => i.id)).toEqual(['alert-webhook', 'test-only-pager', 'zipkin-tracing']);
+    expect(response.body.items.map((i: { id: string }) => i.id)).toEqual(['alert-webhook', 'prometheus-alertmanager', 'test-only-pager', 'zipkin-tracing']);
     expect(response.body.items.find((i: { id: string }) => i.id === 'zipkin-tracing')).toMatchObject(zipkinValues);
     expect(response.body.items.find((i: { id: string }) => i.id === 'alert-webhook')).toMatchObject({
       trigger: { payloadKey: 'title', valueContains: 'Alert', mapIncidentWith: null, titleFrom: 'title', descriptionFrom: 'body' },
@@ -47,7 +47,7 @@ describe('API filters (e2e)', () => {
 
   it('offers the template ids as a dropdown in the OpenAPI document', async () => {
     const doc = await t.call('GET', '/docs-json', { auth: null });
-    expect(doc.body.components.schemas.CreateFilterDto.properties.template.enum).toEqual(['alert-webhook', 'test-only-pager', 'zipkin-tracing']);
+    expect(doc.body.components.schemas.CreateFilterDto.properties.template.enum).toEqual(['alert-webhook', 'prometheus-alertmanager', 'test-only-pager', 'zipkin-tracing']);
     expect(doc.body.components.schemas.CreateFilterDto.properties.template.title).toBe('Select Integration Template');
   });
 
@@ -95,7 +95,7 @@ describe('API filters (e2e)', () => {
     const before = await t.count('filters');
     const response = await t.call('POST', '/api/filters', { body: { tokenId, template: 'jaeger' } });
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ code: 'TEMPLATE_UNKNOWN', details: { knownTemplates: ['alert-webhook', 'test-only-pager', 'zipkin-tracing'] } });
+    expect(response.body).toMatchObject({ code: 'TEMPLATE_UNKNOWN', details: { knownTemplates: ['alert-webhook', 'prometheus-alertmanager', 'test-only-pager', 'zipkin-tracing'] } });
     expect(response.body.message).toContain('zipkin-tracing');
     expect(await t.count('filters')).toBe(before);
   });
