@@ -74,9 +74,14 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`${signal} received: finishing requests in flight, then stopping`);
+    // Node closes idle keep-alive connections once, when closing starts; a connection whose request
+    // finishes during the drain would otherwise hold the exit for the keep-alive timeout.
+    const server = app.getHttpServer() as import('node:http').Server;
+    const reaper = setInterval(() => server.closeIdleConnections(), 100);
     try {
       await app.close();
     } finally {
+      clearInterval(reaper);
       await embedded?.stop();
     }
     console.log('stopped');

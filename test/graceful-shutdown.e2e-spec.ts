@@ -32,7 +32,8 @@ describe('Graceful shutdown (e2e, child process)', () => {
     await db.connect();
   });
   afterEach(async () => {
-    await stopAllServices();
+    // A service still running here failed to stop by itself: do not wait long for it.
+    await stopAllServices(2000);
   });
   afterAll(async () => {
     await db?.end();
@@ -79,15 +80,14 @@ describe('Graceful shutdown (e2e, child process)', () => {
     const loops = Array.from({ length: 20 }, (_, n) => loop(n));
 
     // Signal once the stream is well under way.
-    for (let i = 0; i < 200 && results.filter((r) => r.status === 202).length < 100; i++) await sleep(25);
+    for (let i = 0; i < 400 && results.filter((r) => r.status === 202).length < 100; i++) await sleep(25);
     expect(results.filter((r) => r.status === 202).length).toBeGreaterThanOrEqual(100);
     signalledAt = Date.now();
     service.child.kill('SIGTERM');
-    const code = await service.exited;
-    const exitedAt = Date.now();
+    const code = await Promise.race([service.exited, sleep(10_000).then(() => `still running 10 s after SIGTERM:\n${service.output()}`)]);
+    expect(code).toBe(0);
     await Promise.all(loops);
 
-    expect(code).toBe(0);
     expect(service.output()).toContain('SIGTERM received');
     expect(service.output()).toContain('stopped');
 
@@ -96,14 +96,16 @@ describe('Graceful shutdown (e2e, child process)', () => {
       if (result.status !== null) expect([202, 503]).toContain(result.status);
       else expect(result.error).toEqual(expect.any(String));
     }
+    // The stream ran into the stop: every loop ended on a refused call sent after the signal.
+    expect(results.filter((r) => r.sentAt > signalledAt && r.error !== null).length).toBeGreaterThanOrEqual(20);
     // Every 202 was committed before it was sent.
     const accepted = results.filter((r) => r.status === 202).map((r) => r.traceId);
     const stored = await openIncidents(accepted);
     expect(accepted.filter((id) => !stored.has(id))).toEqual([]);
-    // Nothing was answered by a process that no longer exists.
-    const afterExit = results.filter((r) => r.sentAt > exitedAt);
-    expect(afterExit.length).toBeGreaterThan(0);
-    expect(afterExit.every((r) => r.status === null)).toBe(true);
+    // Once it has exited, calls get a connection error.
+    for (let i = 0; i < 3; i++) {
+      await expect(fetch(`${service.baseUrl}/v1/trace`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: '{}' })).rejects.toThrow();
+    }
     // A 503 wrote nothing.
     const rejected = results.filter((r) => r.status === 503).map((r) => r.traceId);
     expect((await openIncidents(rejected)).size).toBe(0);
@@ -115,6 +117,7 @@ describe('Graceful shutdown (e2e, child process)', () => {
     const body = Buffer.from(JSON.stringify({ traceId: 'in-flight', name: 'in-flight', status: 'running' }));
 
     // A call whose body is only half sent when the signal arrives.
+    let inFlight: ReturnType<typeof request> | undefined;
     const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
       const req = request(
         { host: '127.0.0.1', port, method: 'POST', path: '/v1/trace', agent: false, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-length': body.length } },
@@ -128,7 +131,6 @@ describe('Graceful shutdown (e2e, child process)', () => {
       req.write(body.subarray(0, 20));
       inFlight = req;
     });
-    let inFlight: ReturnType<typeof request> | undefined;
     await sleep(200);
     expect(inFlight).toBeDefined();
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { request, STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+import { Agent, request, STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { ADMIN_KEY, TestApp } from './support/test-app.js';
 
@@ -22,6 +22,8 @@ interface Answer {
   headers: IncomingHttpHeaders;
   text: string;
   body: any;
+  /** The answer came before the whole body was written. */
+  early: boolean;
 }
 
 /** Secrets and ids the cases need, known once beforeAll has run. */
@@ -44,6 +46,9 @@ describe('Hostile input (e2e)', () => {
   let t: TestApp;
   let port: number;
   const ctx = {} as Ctx;
+  // Keep-alive, like real senders: an answer sent before the body has arrived would cost the
+  // connection, and the sender would see EPIPE instead of the status.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
   beforeAll(async () => {
     t = await TestApp.start();
@@ -56,12 +61,20 @@ describe('Hostile input (e2e)', () => {
     Object.assign(ctx, { token: token.secret, tokenId: token.id, revoked: revoked.secret, filterId: filter.body.id, incidentId: opened.body.payloads[0].filters[0].incidentId });
   });
   afterAll(async () => {
+    agent.destroy();
     await t.close();
   });
 
+  /**
+   * Sends the request; a body over 1 MB goes out in pieces after a pause, so that an answer sent
+   * before the whole body has arrived shows (`early`): a sender writing its body first would see
+   * EPIPE instead of the status.
+   */
   function send(raw: Raw): Promise<Answer> {
     return new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: raw.method ?? 'POST', path: raw.path, headers: raw.headers ?? {}, agent: false }, (res) => {
+      let written = false;
+      const req = request({ host: '127.0.0.1', port, method: raw.method ?? 'POST', path: raw.path, headers: raw.headers ?? {}, agent }, (res) => {
+        const early = !written;
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
@@ -72,18 +85,22 @@ describe('Hostile input (e2e)', () => {
           } catch {
             // keep the text
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body, early });
         });
       });
       req.on('error', reject);
-      const body = raw.body === undefined ? undefined : Buffer.isBuffer(raw.body) ? raw.body : Buffer.from(raw.body, 'utf8');
-      if (body && raw.chunked) {
-        for (let i = 0; i < body.length; i += 1 << 20) req.write(body.subarray(i, i + (1 << 20)));
-        req.end();
-      } else {
-        if (body) req.setHeader('content-length', body.length);
-        req.end(body);
+      const body = raw.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(raw.body) ? raw.body : Buffer.from(raw.body, 'utf8');
+      if (!raw.chunked && raw.body !== undefined) req.setHeader('content-length', body.length);
+      if (body.length <= 1 << 20) {
+        written = true;
+        req.end(raw.body === undefined ? undefined : body);
+        return;
       }
+      req.write(body.subarray(0, 1 << 16));
+      setTimeout(() => {
+        for (let i = 1 << 16; i < body.length; i += 1 << 20) req.write(body.subarray(i, i + (1 << 20)));
+        req.end(() => (written = true));
+      }, 200);
     });
   }
 
@@ -347,6 +364,7 @@ describe('Hostile input (e2e)', () => {
     const before = await snapshot();
     const answer = await send(c.req(ctx));
     expect(answer.status).toBe(c.status);
+    expect(answer.early).toBe(false);
     expect(answer.headers['content-type']).toMatch(/^application\/json/);
     expect(answer.body).toMatchObject({ statusCode: c.status, error: STATUS_CODES[c.status], code: c.code, message: expect.any(String) });
     expect(answer.body.message.length).toBeGreaterThan(0);

@@ -60,14 +60,14 @@ export function startService(env: Record<string, string>, timeoutMs = 30_000): P
   });
 }
 
-/** Stops every service this file started that is still running (SIGKILL after 10 s). */
-export async function stopAllServices(): Promise<void> {
+/** Stops every service this file started that is still running (SIGTERM, then SIGKILL after `graceMs`). */
+export async function stopAllServices(graceMs = 10_000): Promise<void> {
   await Promise.all(
     [...running].map(
       (child) =>
         new Promise<void>((done) => {
           if (child.exitCode !== null || child.signalCode !== null) return done();
-          const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
           child.once('exit', () => {
             clearTimeout(force);
             done();

@@ -13,8 +13,11 @@ export class DatabaseUnavailableError extends DomainError {
 }
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
-/** PostgreSQL SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown, crash). */
-const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-4])$/;
+/**
+ * PostgreSQL SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown,
+ * crash), except 08P01 (protocol violation), which a bad value such as a NUL character causes.
+ */
+const UNAVAILABLE_SQLSTATE = /^(08(?!P01)...|57P0[1-4])$/;
 const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)/i;
 
 /** True when an error (or one it wraps) says the database is down or unreachable. */

@@ -30,8 +30,17 @@ type Done = (err: Error | null, body?: unknown) => void;
 function readLimited(stream: IncomingMessage, limit: number, done: (bytes: Buffer, tooLarge: boolean) => void): void {
   const declared = Number(stream.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
+    // Discard the body, but answer once it has arrived: answering while the sender is still writing
+    // makes Node close the connection, and the sender sees EPIPE or a reset instead of the 413.
+    let reported = false;
+    const report = () => {
+      if (!reported) done(Buffer.alloc(0), true);
+      reported = true;
+    };
+    stream.once('end', report);
+    stream.once('error', report);
     stream.resume();
-    return done(Buffer.alloc(0), true);
+    return;
   }
   const chunks: Buffer[] = [];
   let size = 0;
