@@ -1,5 +1,9 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
+import { loggerParams } from './config/logging.js';
+import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { APP_CONFIG, type AppConfig } from './config/config.js';
 import { DatabaseModule, type DatabaseOptions } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
@@ -11,6 +15,7 @@ import { FiltersModule } from './modules/filters/filters.module.js';
 import { IncidentsModule } from './modules/incidents/incidents.module.js';
 import { IntakeModule } from './modules/intake/intake.module.js';
 import { ApiLogModule } from './modules/api-log/api-log.module.js';
+import { NotificationsModule } from './modules/notifications/notifications.module.js';
 import { ZipkinTracingTemplateModule } from './integrations/zipkin-tracing/zipkin-tracing.module.js';
 import { AlertWebhookTemplateModule } from './integrations/alert-webhook/alert-webhook.module.js';
 import { PrometheusAlertmanagerTemplateModule } from './integrations/prometheus-alertmanager/prometheus-alertmanager.module.js';
@@ -18,6 +23,8 @@ import { PrometheusAlertmanagerTemplateModule } from './integrations/prometheus-
 export interface AppModuleOptions {
   config: AppConfig;
   database: DatabaseOptions;
+  /** The root pino logger (see config/logging.ts). */
+  logger: Logger;
   /** More modules to wire in, e.g. a template module that exists only in a test. */
   imports?: Array<Type | DynamicModule>;
 }
@@ -33,12 +40,15 @@ export class AppModule {
         DatabaseModule.forRoot(options.database),
         EventsModule,
         ScheduleModule.forRoot(),
+        LoggerModule.forRoot(loggerParams(options.logger)),
+        MetricsModule,
         TokensModule,
         TemplatesModule,
         FiltersModule,
         IncidentsModule,
         IntakeModule,
         ApiLogModule,
+        NotificationsModule,
         // Integration templates: one line each.
         ZipkinTracingTemplateModule,
         AlertWebhookTemplateModule,

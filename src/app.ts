@@ -9,12 +9,15 @@ import { registerBodyParsers } from './shared/http/body-parsers.js';
 import { AllExceptionsFilter } from './shared/http/exception.filter.js';
 import { createValidationPipe } from './shared/http/validation.js';
 import { offerTemplates, setupSwagger } from './swagger.js';
+import { Logger as PinoLogger } from 'nestjs-pino';
+import { createRootLogger, logRequests, requestId } from './config/logging.js';
+import { MetricsFacade } from './modules/metrics/contracts.js';
 import { MAX_BODY_BYTES } from './shared/http/limits.js';
 import { TemplatesFacade } from './modules/templates/contracts.js';
 
 
-export interface CreateAppOptions extends AppModuleOptions {
-  /** Nest's own log output; defaults to the configured level. */
+export interface CreateAppOptions extends Omit<AppModuleOptions, 'logger'> {
+  /** Nest's own log output: through pino at LOG_LEVEL by default; false silences it (tests). */
   logger?: false | NestLogLevel[];
 }
 
@@ -23,11 +26,29 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
   const { tls, trustProxy } = options.config;
   const credentials = tls ? loadTlsCredentials(tls) : null;
   // With a certificate the service serves HTTPS itself; otherwise plain HTTP for a proxy in front.
-  const adapter = new FastifyAdapter({ bodyLimit: MAX_BODY_BYTES, trustProxy: fastifyTrustProxy(trustProxy), ...(credentials ? { https: { cert: credentials.cert, key: credentials.key } } : {}) });
+  const logger = createRootLogger(options.config);
+  const adapter = new FastifyAdapter({
+    bodyLimit: MAX_BODY_BYTES,
+    trustProxy: fastifyTrustProxy(trustProxy),
+    loggerInstance: logger,
+    disableRequestLogging: true,
+    genReqId: requestId,
+    ...(credentials ? { https: { cert: credentials.cert, key: credentials.key } } : {}),
+  });
+  logRequests(adapter.getInstance());
   registerBodyParsers(adapter.getInstance(), { bodyLimit: MAX_BODY_BYTES, rawPrefixes: ['/v1/'] });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, logger }), adapter, {
     bodyParser: false,
+    bufferLogs: options.logger !== false,
     logger: options.logger ?? nestLogLevels(options.config.logLevel),
+  });
+  // Nest's own messages go through pino too (JSON lines, same level), unless a test silenced them.
+  if (options.logger !== false) app.useLogger(app.get(PinoLogger));
+  // Intake calls by route and status, and their latency, whatever answered them (guards included).
+  const metrics = app.get(MetricsFacade);
+  adapter.getInstance().addHook('onResponse', (request, reply, done) => {
+    metrics.observeHttp(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   // helmet's defaults, on every answer (errors and 404s included). HSTS and upgrading requests only
   // when the service serves HTTPS itself; behind a proxy, the proxy sends them.

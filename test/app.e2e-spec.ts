@@ -42,7 +42,8 @@ describe('Application (e2e)', () => {
           'DELETE /api/filters/{id}', 'DELETE /api/tokens/{id}', 'GET /api/filters', 'GET /api/filters/{id}', 'GET /api/incidents', 'GET /api/incidents/{id}',
           'GET /api/templates', 'GET /api/tokens', 'GET /api/tokens/{id}', 'GET /health', 'GET /health/ready', 'PATCH /api/filters/{id}', 'PATCH /api/tokens/{id}',
           'POST /api/filters', 'POST /api/filters/{id}/test', 'POST /api/incidents/{id}/resolve', 'POST /api/tokens', 'POST /v1/alert', 'POST /v1/trace',
-          'GET /api/api-log', 'GET /api/api-log/{id}', 'POST /api/filters/backtest', 'POST /api/filters/{id}/backtest', 'GET /api/tokens/{id}/endpoint-settings',
+          'GET /api/api-log', 'GET /api/api-log/{id}', 'POST /api/filters/backtest', 'POST /api/filters/{id}/backtest', 'GET /api/tokens/{id}/endpoint-settings', 'GET /metrics',
+          'POST /api/webhooks', 'GET /api/webhooks', 'GET /api/webhooks/{id}', 'PATCH /api/webhooks/{id}', 'DELETE /api/webhooks/{id}', 'GET /api/webhooks/{id}/deliveries',
         ].sort(),
       );
       for (const { route, op } of operations) {

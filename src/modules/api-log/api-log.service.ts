@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { OnDomainEvent } from '../../shared/events/event-bus.js';
+import { EventBus, OnDomainEvent } from '../../shared/events/event-bus.js';
 import { NotFoundError } from '../../shared/errors/domain-error.js';
 import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
 import { isUuid } from '../../shared/ids.js';
@@ -26,6 +26,7 @@ export class ApiLogService implements ApiLogFacade {
 
   constructor(
     private readonly orm: MikroORM,
+    private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -47,6 +48,7 @@ export class ApiLogService implements ApiLogFacade {
       error: call.error === null ? null : { ...call.error, message: call.error.message.replaceAll('\u0000', '\uFFFD') },
     });
     await this.orm.em.fork().insert(ApiLogEntry, entry);
+    await this.events.publish('ApiLogEntryWritten', { entryId: entry.id, tokenId: entry.tokenId, statusCode: entry.statusCode });
   }
 
   async list(query: ListApiLogQueryDto): Promise<Page<ApiLogEntryDto>> {

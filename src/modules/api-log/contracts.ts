@@ -3,5 +3,13 @@
 export { ApiLogFacade, type LoggedPayloads } from './api-log.facade.js';
 export { ApiLogModule } from './api-log.module.js';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface ApiLogEvents {}
+/** A call was stored in the API log. */
+export interface ApiLogEntryWritten {
+  entryId: string;
+  tokenId: string;
+  statusCode: number;
+}
+
+export interface ApiLogEvents {
+  ApiLogEntryWritten: ApiLogEntryWritten;
+}
