@@ -23,7 +23,9 @@ export async function createOrm(options: DatabaseOptions): Promise<MikroORM> {
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
     migrations: { migrationsList, silent: true, snapshot: false, transactional: true, allOrNothing: true },
-    pool: { min: 0, max: options.poolSize ?? 20 },
+    // Enough for many concurrent intake calls; a call that waits longer than the connection timeout
+    // for one is answered 503 with Retry-After (backpressure) rather than queued without bound.
+    pool: { min: 0, max: options.poolSize ?? 40 },
     // Fail fast when PostgreSQL is unreachable: intake answers 503 within 2 seconds.
     driverOptions: { connectionTimeoutMillis: 1500 },
     forceUtcTimezone: true,

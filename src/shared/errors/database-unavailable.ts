@@ -3,12 +3,15 @@ import { DomainError } from './domain-error.js';
 /** Seconds a client is asked to wait when the database cannot be reached. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
-/** The database cannot be reached; answered 503 with Retry-After. Nothing was written. */
+/**
+ * The database cannot be reached, or every connection stayed busy past the connection timeout
+ * (overload); answered 503 with Retry-After. Nothing was written.
+ */
 export class DatabaseUnavailableError extends DomainError {
   readonly kind = 'unavailable';
   readonly code = 'DATABASE_UNAVAILABLE';
   constructor() {
-    super('the database cannot be reached; nothing was written, retry later', { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
+    super('the database cannot be reached or is saturated; nothing was written, retry later', { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
   }
 }
 

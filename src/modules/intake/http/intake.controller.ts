@@ -51,7 +51,7 @@ const IntakeErrors = () =>
   ApiUnsupportedMediaTypeResponse({ type: ErrorResponseDto, description: 'Content-Type is not JSON, or an unsupported Content-Encoding' }),
   ApiUnprocessableEntityResponse({ type: ErrorResponseDto, description: 'The Idempotency-Key was used in the last 24 hours for a different request' }),
   ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: 'Over the token\'s rate limit; see Retry-After', headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } }),
-  ApiServiceUnavailableResponse({ type: ErrorResponseDto, description: 'The database cannot be reached; nothing was written; see Retry-After' }),
+  ApiServiceUnavailableResponse({ type: ErrorResponseDto, description: 'The database cannot be reached or is saturated; nothing was written; see Retry-After' }),
   ApiHeader({ name: 'Idempotency-Key', required: false, description: 'A repeat with the same key within 24 hours answers the first response and changes nothing' }),
   );
 
