@@ -29,6 +29,12 @@ export interface AppConfig {
   apiLogRetentionMs: number;
   /** Intake calls a minute per token (per instance) unless the token sets its own; null: off. */
   intakeRateLimit: number | null;
+  /** Outbound webhooks: the first retry's delay, doubled on each further failure (capped), in ms. */
+  webhookRetryBaseMs: number;
+  /** Outbound webhooks: how long after the event a delivery is retried before it is failed, in ms. */
+  webhookMaxAgeMs: number;
+  /** Outbound webhooks: how long one attempt may take before it counts as failed, in ms. */
+  webhookTimeoutMs: number;
 }
 
 export interface TlsFiles {
@@ -150,6 +156,16 @@ function readTrustProxy(env: NodeJS.ProcessEnv): TrustProxy {
   return entries;
 }
 
+/** A whole number of milliseconds from `min` to `max`, or the default when unset. */
+function readMilliseconds(env: NodeJS.ProcessEnv, variable: string, fallback: number, min: number, max: number): number {
+  const raw = env[variable]?.trim() || String(fallback);
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new ConfigError(variable, `must be a whole number of milliseconds from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV ?? 'development';
   const host = env.HOST?.trim() || '127.0.0.1';
@@ -172,6 +188,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (intakeRateLimit === undefined) {
     throw new ConfigError('INTAKE_RATE_LIMIT', `must be a positive number of requests a minute, or off; got "${rateRaw}"`);
   }
+  const webhookMaxAgeRaw = env.WEBHOOK_MAX_AGE?.trim() || '24h';
+  const webhookMaxAgeMs = parseDuration(webhookMaxAgeRaw);
+  if (webhookMaxAgeMs === null) {
+    throw new ConfigError('WEBHOOK_MAX_AGE', `must be a number with a unit s, m, h or d (e.g. 24h), got "${webhookMaxAgeRaw}"`);
+  }
   const admin = readAdminKey(env, nodeEnv);
   return {
     nodeEnv,
@@ -188,6 +209,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     debugTtlMs,
     apiLogRetentionMs,
     intakeRateLimit,
+    webhookRetryBaseMs: readMilliseconds(env, 'WEBHOOK_RETRY_BASE_MS', 1000, 1, 3_600_000),
+    webhookMaxAgeMs,
+    webhookTimeoutMs: readMilliseconds(env, 'WEBHOOK_TIMEOUT_MS', 5000, 1, 120_000),
   };
 }
 

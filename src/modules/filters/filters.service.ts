@@ -12,7 +12,7 @@ import type { FilterDecision } from './contracts.js';
 import { FiltersFacade } from './filters.facade.js';
 import { definedOnly, Filter, type ResolveValues, type TriggerValues } from './domain/filter.entity.js';
 import { FilterNotFoundError } from './domain/filter.errors.js';
-import { evaluateFilter, type Evaluation, type FilterRule } from './domain/filter-matcher.js';
+import { decideFilter, evaluateFilter, type Evaluation, type FilterRule } from './domain/filter-matcher.js';
 import { BACKTEST_LIMIT_DEFAULT, toFilterDto, type CreateFilterDto, type DraftBacktestDto, type FilterDto, type UpdateFilterDto } from './http/dto/filter.dto.js';
 import { backtest, type BacktestResult } from './domain/backtest.js';
 
@@ -131,20 +131,5 @@ export class FiltersService implements FiltersFacade {
 }
 
 function decide(rule: FilterRule, payload: Record<string, unknown>): FilterDecision {
-  const evaluation = evaluateFilter(rule, payload);
-  const base = { filterId: rule.id, filterName: rule.name };
-  switch (evaluation.action) {
-    case 'resolve':
-      return { ...base, action: 'resolve', mappedValue: evaluation.resolve.mappedValue };
-    case 'trigger':
-      return {
-        ...base,
-        action: 'trigger',
-        title: evaluation.trigger.title ?? '',
-        description: evaluation.trigger.description ?? '',
-        mappedValue: evaluation.trigger.mappedValue,
-      };
-    default:
-      return { ...base, action: 'none' };
-  }
+  return { filterId: rule.id, filterName: rule.name, ...decideFilter(rule, payload) };
 }

@@ -1,4 +1,8 @@
-/** The incidents module's public surface: its events. Payloads carry ids and plain values. */
+/**
+ * The incidents module's public surface: its events. Payloads carry ids and plain values. They are
+ * published inside the transaction of the change, awaited: a handler may write through
+ * `currentTransaction` (shared/database/transaction.ts), and its writes commit with the incident.
+ */
 
 export interface IncidentCreated {
   incidentId: string;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionContext } from '@mikro-orm/core';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import { inTransaction } from '../../shared/database/transaction.js';
 import { EventBus, OnDomainEvent } from '../../shared/events/event-bus.js';
 import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
 import { isUuid } from '../../shared/ids.js';
@@ -30,13 +30,15 @@ export class IncidentsService {
 
   /**
    * Carries out the filters' decisions for one call in one transaction, payloads in order (a
-   * start and its completion in one body resolve each other), then publishes incident events.
+   * start and its completion in one body resolve each other), and publishes the incident events
+   * inside that transaction, awaited: a handler may write through `currentTransaction` (an outbox
+   * row), and its writes commit or roll back with the incidents.
    */
   @OnDomainEvent('PayloadEvaluated')
   async onPayloadEvaluated(event: PayloadEvaluated): Promise<PayloadOutcome[]> {
     const at = event.receivedAt;
     const published: IncidentEvent[] = [];
-    const outcomes = await this.withWriter(event, async (em) => {
+    return this.withWriter(event, async (em) => {
       const results: PayloadOutcome[] = [];
       for (const [index, decisions] of event.decisions.entries()) {
         const filters: FilterOutcome[] = [];
@@ -66,23 +68,21 @@ export class IncidentsService {
         }
         results.push({ index, filters });
       }
+      // Still inside the transaction: the events' handlers write with the incidents, or not at all.
+      for (const { name, payload } of published) await this.events.publish(name, payload as never);
       return results;
     });
-    for (const { name, payload } of published) await this.events.publish(name, payload as never);
-    return outcomes;
   }
 
   /**
-   * Runs the writes in the caller's transaction when there is one (an intake call with an
-   * Idempotency-Key), else in a transaction of their own; a single write needs none (one statement
-   * is atomic), and no write needs no connection at all.
+   * Runs the writes and the publishing of their events in the caller's transaction when there is
+   * one (an intake call with an Idempotency-Key), else in a transaction of their own, even for a
+   * single write (the events' handlers write in it too). A call with no write touches no connection.
    */
   private withWriter<T>(event: PayloadEvaluated, work: (em: EntityManager) => Promise<T>): Promise<T> {
-    const outer = TransactionContext.getEntityManager() as EntityManager | undefined;
-    if (outer) return work(outer);
     const writes = event.decisions.reduce((n, decisions) => n + decisions.filter((d) => d.action !== 'none').length, 0);
     if (writes === 0) return work(NO_WRITES);
-    return writes === 1 ? work(this.orm.em.fork()) : this.orm.em.fork().transactional(work);
+    return inTransaction(this.orm, work);
   }
 
   async list(query: ListIncidentsQueryDto): Promise<Page<IncidentDto>> {
@@ -102,12 +102,16 @@ export class IncidentsService {
     return toIncidentDto(await this.find(id));
   }
 
-  /** Resolves by hand; resolving a resolved incident changes nothing and answers it as it is. */
+  /**
+   * Resolves by hand; resolving a resolved incident changes nothing and answers it as it is. The
+   * update and the publishing of IncidentResolved share one transaction, as in the intake.
+   */
   async resolve(id: string): Promise<IncidentDto> {
     if (!isUuid(id)) throw new IncidentNotFoundError(id);
     const at = new Date();
-    const row = await resolveById(this.orm.em.fork(), id, at);
-    if (row) {
+    await inTransaction(this.orm, async (em) => {
+      const row = await resolveById(em, id, at);
+      if (!row) return;
       await this.events.publish('IncidentResolved', {
         incidentId: row.id,
         tokenId: row.token_id,
@@ -116,7 +120,7 @@ export class IncidentsService {
         resolvedBy: 'admin',
         resolvedAt: at.toISOString(),
       });
-    }
+    });
     return this.get(id);
   }
 

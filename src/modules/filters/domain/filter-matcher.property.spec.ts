@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { JsonObject } from '../../intake/contracts.js';
-import { DESCRIPTION_MAX, evaluateFilter, TITLE_MAX, type FilterRule } from './filter-matcher.js';
+import { decideFilter, DESCRIPTION_MAX, evaluateFilter, TITLE_MAX, type FilterRule } from './filter-matcher.js';
 
 // Small alphabets so that keys hit and texts contain each other often; the risky own keys included.
 const flatKey = fc.oneof(
@@ -122,6 +122,23 @@ describe(`${evaluateFilter.name} properties`, () => {
         // A pair is split when the title ends in its high half and the name goes on with the low half.
         expect(endsInHighSurrogate(title) && /^[\udc00-\udfff]/.test(name.slice(title.length))).toBe(false);
       }),
+    );
+  });
+});
+
+describe(`${decideFilter.name} properties`, () => {
+  it('decides exactly what evaluateFilter explains, for any payload and rule', () => {
+    fc.assert(
+      fc.property(ruleOf(anyKey), fc.oneof(payloadOf(anyKey), fc.dictionary(fc.string(), fc.jsonValue())), (rule, payload) => {
+        const evaluation = evaluateFilter(rule, payload);
+        const decision = decideFilter(rule, payload);
+        expect(decision.action).toBe(evaluation.action);
+        if (decision.action === 'resolve') expect(decision.mappedValue).toBe(evaluation.resolve.mappedValue);
+        if (decision.action === 'trigger') {
+          expect(decision).toEqual({ action: 'trigger', title: evaluation.trigger.title, description: evaluation.trigger.description, mappedValue: evaluation.trigger.mappedValue });
+        }
+      }),
+      { numRuns: 500 },
     );
   });
 });
