@@ -10,7 +10,7 @@ import { AllExceptionsFilter } from './shared/http/exception.filter.js';
 import { createValidationPipe } from './shared/http/validation.js';
 import { offerTemplates, setupSwagger } from './swagger.js';
 import { Logger as PinoLogger } from 'nestjs-pino';
-import { createRootLogger, logRequests, requestId } from './config/logging.js';
+import { createRootLogger, echoRequestId, RequestLogController, requestId } from './config/logging.js';
 import { MetricsFacade } from './modules/metrics/contracts.js';
 import { MAX_BODY_BYTES } from './shared/http/limits.js';
 import { TemplatesFacade } from './modules/templates/contracts.js';
@@ -31,11 +31,11 @@ export async function createApp(options: CreateAppOptions): Promise<NestFastifyA
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: fastifyTrustProxy(trustProxy),
     loggerInstance: logger,
-    disableRequestLogging: true,
+    logController: new RequestLogController(),
     genReqId: requestId,
     ...(credentials ? { https: { cert: credentials.cert, key: credentials.key } } : {}),
   });
-  logRequests(adapter.getInstance());
+  echoRequestId(adapter.getInstance());
   registerBodyParsers(adapter.getInstance(), { bodyLimit: MAX_BODY_BYTES, rawPrefixes: ['/v1/'] });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...options, logger }), adapter, {
     bodyParser: false,

@@ -366,8 +366,14 @@ describe('Outbound webhooks (e2e)', () => {
     expect(gaps[0]).toBeGreaterThanOrEqual(90); // 100 ms, then 200 ms (WEBHOOK_RETRY_BASE_MS=100)
     expect(gaps[1]).toBeGreaterThanOrEqual(190);
 
+    const metricsText = async () => (await t.call('GET', '/metrics', { auth: null })).text;
+    const count = (text: string, result: string) => Number(text.match(new RegExp(`webhook_deliveries_total\\{result="${result}"\\} (\\d+)`))?.[1] ?? 0);
+    const before = await metricsText();
     healthy = true;
     const delivered = await waitFor('delivered', async () => (await deliveries(subscription.id)).find((d) => d.status === 'delivered'));
+    const after = await metricsText();
+    expect(count(after, 'delivered')).toBeGreaterThan(count(before, 'delivered'));
+    expect(count(after, 'retry')).toBeGreaterThanOrEqual(3);
     expect(delivered).toMatchObject({ lastStatusCode: 204, lastError: null, nextAttemptAt: null });
     expect(delivered.attempts).toBe(receiver.calls.length);
     expect(new Set(receiver.calls.map((c) => c.body.id)).size).toBe(1);

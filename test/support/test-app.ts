@@ -34,7 +34,7 @@ export class TestApp {
 
   static async start(env: Record<string, string> = {}, imports: CreateAppOptions['imports'] = []): Promise<TestApp> {
     const databaseUrl = await createTestDatabase();
-    const config = loadConfig({ ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'error', ...env });
+    const config = loadConfig({ ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: process.env.TEST_LOG ? 'info' : 'fatal', ...env });
     const app = await createApp({ config, database: { url: databaseUrl, migrate: false, poolSize: 10 }, logger: process.env.TEST_LOG ? ['error', 'warn'] : false, imports });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address();

@@ -4,6 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, register, type Metric
 import { OnDomainEvent } from '../../shared/events/event-bus.js';
 import type { IntakeCallCompleted } from '../intake/contracts.js';
 import type { ApiLogEntryWritten } from '../api-log/contracts.js';
+import type { WebhookDeliveryAttempted } from '../notifications/contracts.js';
 import { MetricsFacade } from './metrics.facade.js';
 
 /** An existing metric of that name (a second app in the same process), else a new one. */
@@ -26,6 +27,7 @@ export class MetricsService implements MetricsFacade {
     () => new Histogram({ name: 'intake_request_duration_seconds', help: 'Time to answer an intake call', labelNames: ['route'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] }),
   );
   private readonly outcomes = metric('intake_payload_outcomes_total', () => new Counter({ name: 'intake_payload_outcomes_total', help: 'What filters did with received payloads, one count per payload and filter', labelNames: ['action'] }));
+  private readonly deliveries = metric('webhook_deliveries_total', () => new Counter({ name: 'webhook_deliveries_total', help: 'Outbound webhook delivery attempts, by result (delivered, retry, failed)', labelNames: ['result'] }));
   private readonly apiLogWrites = metric('api_log_writes_total', () => new Counter({ name: 'api_log_writes_total', help: 'Calls stored in the API log (tokens in debug mode)' }));
 
   constructor(private readonly orm: MikroORM) {
@@ -61,6 +63,11 @@ export class MetricsService implements MetricsFacade {
   @OnDomainEvent('IntakeCallCompleted')
   onIntakeCallCompleted(call: IntakeCallCompleted): void {
     for (const payload of call.outcome ?? []) for (const filter of payload.filters) this.outcomes.inc({ action: filter.action });
+  }
+
+  @OnDomainEvent('WebhookDeliveryAttempted')
+  onWebhookDeliveryAttempted(attempt: WebhookDeliveryAttempted): void {
+    this.deliveries.inc({ result: attempt.result });
   }
 
   @OnDomainEvent('ApiLogEntryWritten')

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nes
 import { MikroORM } from '@mikro-orm/postgresql';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { isDatabaseUnavailable } from '../../shared/errors/database-unavailable.js';
+import { EventBus } from '../../shared/events/event-bus.js';
 import { claimDueDeliveries, pruneFinishedDeliveries, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './delivery.store.js';
 import { deliveryHeaders } from './domain/webhook-message.js';
 import { isDelivered, nextAttemptAt, type RetryPolicy } from './domain/retry-schedule.js';
@@ -39,6 +40,7 @@ export class WebhookDispatcher implements BeforeApplicationShutdown {
 
   constructor(
     private readonly orm: MikroORM,
+    private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.policy = { baseMs: config.webhookRetryBaseMs, maxAgeMs: config.webhookMaxAgeMs };
@@ -123,6 +125,13 @@ export class WebhookDispatcher implements BeforeApplicationShutdown {
     try {
       const recorded = await recordAttempt(this.orm.em.fork(), delivery, outcome);
       if (!recorded) return; // the subscription was deleted, or the claim lapsed and another attempt took over
+      await this.events.publish('WebhookDeliveryAttempted', {
+        deliveryId: delivery.id,
+        subscriptionId: delivery.subscriptionId,
+        event: delivery.event,
+        result: outcome.kind,
+        statusCode: outcome.statusCode,
+      });
     } catch (error) {
       // The claim lapses and the delivery is sent again: at least once, never lost.
       this.databaseFailed(`record the attempt of webhook delivery ${delivery.id}`, error);

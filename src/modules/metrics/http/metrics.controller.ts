@@ -11,7 +11,7 @@ export class MetricsController {
   @ApiOperation({ summary: 'Prometheus metrics' })
   @ApiProduces('text/plain')
   @ApiOkResponse({
-    description: 'intake_requests_total, intake_request_duration_seconds, intake_payload_outcomes_total, incidents_open, api_log_writes_total, db_pool_connections and the process metrics',
+    description: 'intake_requests_total, intake_request_duration_seconds, intake_payload_outcomes_total, incidents_open, api_log_writes_total, webhook_deliveries_total, db_pool_connections and the process metrics',
   })
   metrics(): Promise<string> {
     return register.metrics();
