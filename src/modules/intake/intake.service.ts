@@ -14,6 +14,7 @@ import { IdempotencyKeyReusedError, RateLimitedError, readIdempotencyKey } from 
 import { RateLimiter } from './domain/rate-limiter.js';
 import { headersWithoutCredentials } from './domain/request-headers.js';
 import { claimIdempotencyKey, recordIdempotentResponse } from './idempotency.store.js';
+import { inTransaction } from '../../shared/database/transaction.js';
 
 export interface IntakeResult {
   received: number;
@@ -108,7 +109,7 @@ export class IntakeService {
   /** Runs `evaluate` at most once per token and key within 24 hours, in one transaction with the key. */
   private once(call: IntakeCall, key: string, now: Date, evaluate: () => Promise<IntakeResult>): Promise<IntakeAnswer> {
     const requestHash = createHash('sha256').update(call.path).update('\n').update(call.body.bytes).digest('hex');
-    return this.orm.em.transactional(async (em) => {
+    return inTransaction(this.orm, async (em) => {
       const claim = await claimIdempotencyKey(em, call.token.id, key, requestHash, now);
       if (claim.kind === 'mismatch') throw new IdempotencyKeyReusedError();
       if (claim.kind === 'replay') return { result: claim.response as IntakeResult, replayed: true };

@@ -67,7 +67,7 @@ export class NotificationsService {
     if (targets.length === 0) return;
     const em = currentTransaction(this.orm, `the ${event} webhook deliveries`);
     const inserted = await insertDeliveries(em, event, rowsFor(targets, event, occurredAt, data), new Date());
-    if (inserted > 0) afterCommit(em, () => this.dispatcher.kick());
+    if (inserted > 0) afterCommit(() => this.dispatcher.kick());
   }
 
   /**

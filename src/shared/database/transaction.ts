@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { TransactionContext } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 
@@ -29,33 +30,36 @@ export function currentTransaction(orm: MikroORM, what = 'this write'): EntityMa
   return em;
 }
 
+/** Callbacks to run once the transaction that `inTransaction` opened has committed. */
+const afterCommitCallbacks = new AsyncLocalStorage<Array<() => void>>();
+
 /**
  * Runs `work` in the caller's transaction when there is one (it commits with the caller's), else in
- * a new transaction that commits when `work` returns (and rolls back when it throws).
+ * a new transaction that commits when `work` returns (and rolls back when it throws). Every
+ * transaction that publishes events should be opened here, so that `afterCommit` works in it.
  */
-export function inTransaction<T>(orm: MikroORM, work: (em: EntityManager) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(orm: MikroORM, work: (em: EntityManager) => Promise<T>): Promise<T> {
   const outer = transactionOrUndefined(orm);
-  return outer ? work(outer) : orm.em.fork().transactional(work);
+  if (outer) return work(outer);
+  const callbacks: Array<() => void> = [];
+  const result = await afterCommitCallbacks.run(callbacks, () => orm.em.fork().transactional(work));
+  for (const fn of callbacks) {
+    try {
+      fn();
+    } catch {
+      // scheduling only; nothing to undo
+    }
+  }
+  return result;
 }
 
 /**
- * Calls `fn` once the transaction of `em` has committed (for a savepoint: once it is released);
- * never when it rolls back. `fn` runs inside the commit's bookkeeping: it must only schedule work
- * (e.g. `setImmediate`), and what it throws is swallowed so it cannot fail a committed transaction.
+ * Calls `fn` once the transaction opened by `inTransaction` (around this code) has committed;
+ * never when it rolls back. `fn` should only schedule work (e.g. `setImmediate`); what it throws
+ * is swallowed so it cannot fail a committed transaction.
  */
-export function afterCommit(em: EntityManager, fn: () => void): void {
-  const transaction = em.getTransactionContext();
-  if (!transaction) throw new NoTransactionError('afterCommit');
-  let done = false;
-  em.getEventManager().registerSubscriber({
-    afterTransactionCommit: (args) => {
-      if (done || args.transaction !== transaction) return;
-      done = true;
-      try {
-        fn();
-      } catch {
-        // scheduling only; nothing to undo
-      }
-    },
-  });
+export function afterCommit(fn: () => void): void {
+  const callbacks = afterCommitCallbacks.getStore();
+  if (!callbacks) throw new NoTransactionError('afterCommit');
+  callbacks.push(fn);
 }
