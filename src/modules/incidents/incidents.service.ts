@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
-import { inTransaction } from '../../shared/database/transaction.js';
+import { inTransaction, transactionOrUndefined } from '../../shared/database/transaction.js';
+import { WriteBatcher } from '../../shared/database/write-batcher.js';
 import { EventBus, OnDomainEvent } from '../../shared/events/event-bus.js';
 import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
 import { isUuid } from '../../shared/ids.js';
@@ -19,6 +20,9 @@ const NO_WRITES = new Proxy({} as EntityManager, {
   },
 });
 
+/** Incident-writing transactions an instance runs at once; calls beyond share them (group commit). */
+const WRITE_TRANSACTIONS_AT_ONCE = 4;
+
 type IncidentEvent = { [K in keyof IncidentsEvents]: { name: K; payload: IncidentsEvents[K] } }[keyof IncidentsEvents];
 
 @Injectable()
@@ -27,6 +31,9 @@ export class IncidentsService {
     private readonly orm: MikroORM,
     private readonly events: EventBus,
   ) {}
+
+  /** Group commit of concurrent calls' incident writes. */
+  private readonly batcher = new WriteBatcher<EntityManager>((work) => inTransaction(this.orm, work), WRITE_TRANSACTIONS_AT_ONCE);
 
   /**
    * Carries out the filters' decisions for one call in one transaction, payloads in order (a
@@ -75,14 +82,15 @@ export class IncidentsService {
   }
 
   /**
-   * Runs the writes and the publishing of their events in the caller's transaction when there is
-   * one (an intake call with an Idempotency-Key), else in a transaction of their own, even for a
-   * single write (the events' handlers write in it too). A call with no write touches no connection.
+   * Runs the writes and the publishing of their events in one transaction: the caller's when there
+   * is one (an intake call with an Idempotency-Key), else one shared with the writes of other calls
+   * arriving meanwhile (group commit, see WriteBatcher). A call with no write touches no connection.
    */
   private withWriter<T>(event: PayloadEvaluated, work: (em: EntityManager) => Promise<T>): Promise<T> {
     const writes = event.decisions.reduce((n, decisions) => n + decisions.filter((d) => d.action !== 'none').length, 0);
     if (writes === 0) return work(NO_WRITES);
-    return inTransaction(this.orm, work);
+    const outer = transactionOrUndefined(this.orm);
+    return outer ? work(outer) : this.batcher.submit(work);
   }
 
   async list(query: ListIncidentsQueryDto): Promise<Page<IncidentDto>> {
