@@ -172,3 +172,17 @@ describe(mayNotRoundTrip.name, () => {
     }
   });
 });
+
+describe('mayNotRoundTrip inside strings', () => {
+  it.each([
+    '{"id":"6b221d5bc9e6496c","traceId":"5af7183fb1d4cf5f"}',
+    '{"at":"2026-01-02T00:00:00.000Z","version":"v1.0"}',
+    '{"timestamp":1732262400000000,"duration":1200}',
+  ])('keeps %s on the fast path', (text) => {
+    expect(mayNotRoundTrip(text)).toBe(false);
+  });
+
+  it.each(['{"a":1e3}', '{"a":[-0]}', '{"a": 1.50}', '{"a":9007199254740993}', '{"a":-12345678901234567}'])('sends %s to the slow path', (text) => {
+    expect(mayNotRoundTrip(text)).toBe(true);
+  });
+});
