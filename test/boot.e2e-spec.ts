@@ -1,52 +1,13 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN_KEY } from './support/test-app.js';
 import { createTestDatabase, dropTestDatabase } from './support/database-url.js';
+import { MAIN, startService, stopAllServices, type ServiceProcess } from './support/service-process.js';
 
-const MAIN = join(process.cwd(), 'dist', 'src', 'main.js');
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  baseUrl: string;
-}
-
-const children = new Set<ChildProcess>();
-
-/** Runs the built service as `npm start` would and waits for its start-up lines. */
-function startService(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start in time:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match && output.includes('Database:')) {
-        clearTimeout(timer);
-        resolve({ child, output: () => output, baseUrl: match[1] });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output}`));
-    });
-  });
-}
-
-function stop(started: Started, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
-  return new Promise((resolve) => {
-    started.child.once('exit', (code) => resolve(code));
-    started.child.kill(signal);
-  });
-}
+const stop = (started: ServiceProcess, signal: NodeJS.Signals = 'SIGTERM') => started.stop(signal);
 
 function runToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -60,11 +21,8 @@ const admin = (baseUrl: string, path: string, init: RequestInit = {}) =>
 
 describe('Starting the service (e2e, child process)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'intake-boot-'));
-  afterEach(async () => {
-    // A failed test must not leave a service (and its PostgreSQL) running.
-    const running = [...children].filter((child) => child.exitCode === null && child.signalCode === null);
-    await Promise.all(running.map((child) => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM')))));
-  });
+  // A failed test must not leave a service (and its PostgreSQL) running.
+  afterEach(() => stopAllServices());
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts on an embedded PostgreSQL, keeps data across a restart and stops cleanly on SIGTERM and SIGINT', async () => {
