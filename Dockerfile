@@ -14,7 +14,8 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+COPY scripts/healthcheck.cjs ./scripts/healthcheck.cjs
 USER node
 EXPOSE 3000
-HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+HEALTHCHECK --interval=10s --timeout=4s CMD ["node", "scripts/healthcheck.cjs"]
 CMD ["node", "dist/src/main.js"]
