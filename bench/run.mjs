@@ -590,6 +590,8 @@ async function startService(databaseUrl, profileDir) {
     ADMIN_API_KEY: ADMIN_KEY,
     LOG_LEVEL: 'warn',
     INTAKE_RATE_LIMIT: 'off',
+    // Node flags for the service only (e.g. heap limits), to compare memory settings.
+    ...(process.env.SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVICE_NODE_OPTIONS } : {}),
   };
   const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), MAIN];
   const service = await startChild('the service', args, env, (out) => out.includes('Database:'));
