@@ -244,6 +244,18 @@ describe('API log and debug mode (e2e)', () => {
       expect(await t.count('filters')).toBe(filtersBefore);
     });
 
+    it('replays only bodies the intake would take: not a rejected array, not a bare number', async () => {
+      const token = await t.createToken('replay-rejected', { debug: true });
+      expect((await send(token.secret, null, {}, '[{"level": "error", "message": "m"}, 7]')).status).toBe(400);
+      expect((await send(token.secret, null, {}, '12345678901234567890')).status).toBe(400);
+      expect((await send(token.secret, { level: 'error', message: 'kept' })).status).toBe(202);
+      const result = await t.call('POST', '/api/filters/backtest', {
+        body: { tokenId: token.id, trigger: { payloadKey: 'level', valueContains: 'error', titleFrom: 'message' } },
+      });
+      expect(result.body.items.map((i: { title: string }) => i.title)).toEqual(['kept']);
+      expect(result.body.totals).toEqual({ trigger: 1, resolve: 0, none: 0 });
+    });
+
     it.each([
       ['a limit of 0', { limit: 0 }, 400],
       ['a limit of 1001', { limit: 1001 }, 400],

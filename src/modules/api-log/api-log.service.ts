@@ -5,7 +5,7 @@ import { EventBus, OnDomainEvent } from '../../shared/events/event-bus.js';
 import { NotFoundError } from '../../shared/errors/domain-error.js';
 import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
 import { isUuid } from '../../shared/ids.js';
-import { parseJsonPreservingNumbers } from '../../shared/json/json-text.js';
+import { isJsonObject, parseJsonPreservingNumbers } from '../../shared/json/json-text.js';
 import type { IntakeCallCompleted, JsonObject } from '../intake/contracts.js';
 import { ApiLogFacade, type LoggedPayloads } from './api-log.facade.js';
 import { ApiLogEntry } from './domain/api-log-entry.entity.js';
@@ -102,7 +102,10 @@ export class ApiLogService implements ApiLogFacade {
   }
 }
 
-/** The payloads of a logged JSON body: an object, or the objects of an array. */
+/**
+ * The payloads of a logged JSON body, as the intake reads them: an object, or an array whose
+ * elements are all objects; any other body was rejected live and has none to replay.
+ */
 function payloadsOf(body: string | null): JsonObject[] {
   if (body === null) return [];
   let value: unknown;
@@ -111,7 +114,6 @@ function payloadsOf(body: string | null): JsonObject[] {
   } catch {
     return [];
   }
-  const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (isObject(value)) return [value];
-  return Array.isArray(value) ? value.filter(isObject) : [];
+  if (isJsonObject(value)) return [value];
+  return Array.isArray(value) && value.every(isJsonObject) ? value : [];
 }

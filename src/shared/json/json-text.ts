@@ -81,3 +81,8 @@ export interface RawJsonNumber {
 export function isRawJson(value: unknown): value is RawJsonNumber {
   return (JSON as unknown as { isRawJSON(v: unknown): boolean }).isRawJSON(value);
 }
+
+/** A JSON object as parsed (not an array, not null, not a number kept as raw text). */
+export function isJsonObject(value: unknown): value is { [key: string]: unknown } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isRawJson(value);
+}

@@ -3,7 +3,7 @@ import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../../../shared
 import { InvalidInputError } from '../../../shared/errors/domain-error.js';
 import { MAX_BODY_BYTES } from '../../../shared/http/limits.js';
 import type { JsonObject } from '../contracts.js';
-import { isRawJson, parseJsonPreservingNumbers } from '../../../shared/json/json-text.js';
+import { isJsonObject, isRawJson, parseJsonPreservingNumbers } from '../../../shared/json/json-text.js';
 
 /** Deepest nesting accepted; real integrations stay far below, and deeper input endangers every later step. */
 export const MAX_DEPTH = 256;
@@ -102,7 +102,6 @@ export function decodeIntakeBody(bytes: Buffer, headers: IntakeHeaders, onText: 
   return toPayloads(value);
 }
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value) && !isRawJson(value);
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
@@ -112,9 +111,9 @@ function kindOf(value: unknown): string {
 }
 
 function toPayloads(value: unknown): JsonObject[] {
-  if (isObject(value)) return [value];
+  if (isJsonObject(value)) return [value];
   if (Array.isArray(value)) {
-    const bad = value.findIndex((element) => !isObject(element));
+    const bad = value.findIndex((element) => !isJsonObject(element));
     if (bad >= 0) {
       throw new InvalidInputError('BODY_NOT_OBJECTS', `element ${bad} of the array is ${kindOf(value[bad])}; every element must be a JSON object`);
     }
