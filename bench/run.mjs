@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -1004,7 +1004,7 @@ async function mainRun(opts) {
   const legend = `req/s, latencies, non-2xx, peak RSS and CPU are the service's; "ratio" is its req/s over bare Fastify's with the same bodies, measured right after it. CPU % svc/pg/gen/other: share of one core used during the service run by the service, PostgreSQL (all its processes), the load generator (this script) and every other process on the machine; ${os.cpus().length} cores = ${os.cpus().length * 100} %. The load generator and the target share this machine's cores, so bare Fastify's req/s is this machine's ceiling, not Fastify's; a target run while "other" is high is marked UNRELIABLE.`;
   console.log(`\n${table}\n\n${legend}\nPeak RSS of the service: ${fmt(overallPeak)} MB (sampled), VmHWM ${hwmText} MB\n\nTargets (figures move ±40 % between runs on this machine: compare ratios within one run)\n${targets.map((l) => `  ${l}`).join('\n')}`);
   if (serviceOutput.length) {
-    console.log(`\nThe service printed ${serviceOutput.length} line(s) during the run (LOG_LEVEL=warn); the first ones:\n${serviceOutput.slice(0, 15).map((l) => `  | ${l}`).join('\n')}`);
+    console.log(`\nThe service printed ${serviceOutput.length} line(s) during the run (LOG_LEVEL=warn); the first ones:\n${serviceOutput.slice(0, 40).map((l) => `  | ${l}`).join('\n')}`);
   }
 
   let profileText = null;
@@ -1013,6 +1013,12 @@ async function mainRun(opts) {
     const summary = summariseProfile(profileDir, profiled?.m.window, profiled ? `${profiled.s.name} (${fmt(profiled.m.rps)} req/s)` : '');
     profileText = summary.text;
     console.log(`\n${profileText}`);
+    if (summary.file) {
+      // Kept for a closer look (Chrome DevTools, Performance panel); git-ignored.
+      copyFileSync(summary.file, join(ROOT, 'bench', 'last.cpuprofile'));
+      if (profiled?.m.window) writeFileSync(join(ROOT, 'bench', 'last.cpuprofile.window'), JSON.stringify(profiled.m.window));
+      console.log('The whole profile is kept in bench/last.cpuprofile.');
+    }
   }
 
   const header = [

@@ -10,20 +10,19 @@ import type { FilterOutcome, PayloadOutcome } from '../intake/contracts.js';
 import type { IncidentsEvents } from './contracts.js';
 import { Incident } from './domain/incident.entity.js';
 import { IncidentNotFoundError } from './domain/incident.errors.js';
-import { resolveById, resolveMapped, triggerIncident } from './incident.store.js';
+import { applyIncidentWrites, resolveById, type IncidentWrite, type IncidentWriteResult, type TriggerResult } from './incident.store.js';
 import { toIncidentDto, type IncidentDto, type ListIncidentsQueryDto } from './http/dto/incident.dto.js';
 
-/** Stands in for an EntityManager when every decision is `none`: nothing may be written. */
-const NO_WRITES = new Proxy({} as EntityManager, {
-  get: () => {
-    throw new Error('no incident write was planned for this call');
-  },
-});
-
 /** Incident-writing transactions an instance runs at once; calls beyond share them (group commit). */
-const WRITE_TRANSACTIONS_AT_ONCE = 4;
+const WRITE_TRANSACTIONS_AT_ONCE = 2;
 
 type IncidentEvent = { [K in keyof IncidentsEvents]: { name: K; payload: IncidentsEvents[K] } }[keyof IncidentsEvents];
+
+/** One call's filter decisions, and where each write among them lands in its answer. */
+interface CallWrites {
+  event: PayloadEvaluated;
+  writes: IncidentWrite[];
+}
 
 @Injectable()
 export class IncidentsService {
@@ -32,65 +31,65 @@ export class IncidentsService {
     private readonly events: EventBus,
   ) {}
 
-  /** Group commit of concurrent calls' incident writes. */
-  private readonly batcher = new WriteBatcher<EntityManager>((work) => inTransaction(this.orm, work), WRITE_TRANSACTIONS_AT_ONCE);
+  /** Group commit of concurrent calls' incident writes, as multi-row statements. */
+  private readonly batcher = new WriteBatcher<CallWrites, PayloadOutcome[]>(
+    (calls) => inTransaction(this.orm, (em) => this.carryOut(em, calls)),
+    WRITE_TRANSACTIONS_AT_ONCE,
+  );
 
   /**
-   * Carries out the filters' decisions for one call in one transaction, payloads in order (a
-   * start and its completion in one body resolve each other), and publishes the incident events
-   * inside that transaction, awaited: a handler may write through `currentTransaction` (an outbox
-   * row), and its writes commit or roll back with the incidents.
+   * Carries out the filters' decisions for one call in one transaction, with the outcome of
+   * running them one by one in payload order (a start and its completion in one body resolve each
+   * other), and publishes the incident events inside that transaction, awaited: a handler may
+   * write through `currentTransaction` (an outbox row), and its writes commit or roll back with
+   * the incidents. The transaction is the caller's when there is one (an intake call with an
+   * Idempotency-Key), else one shared with the calls arriving meanwhile (group commit, see
+   * WriteBatcher). A call with no write touches no connection.
    */
   @OnDomainEvent('PayloadEvaluated')
   async onPayloadEvaluated(event: PayloadEvaluated): Promise<PayloadOutcome[]> {
-    const at = event.receivedAt;
-    const published: IncidentEvent[] = [];
-    return this.withWriter(event, async (em) => {
-      const results: PayloadOutcome[] = [];
-      for (const [index, decisions] of event.decisions.entries()) {
-        const filters: FilterOutcome[] = [];
-        for (const decision of decisions) {
-          const base = { filterId: decision.filterId, filterName: decision.filterName };
-          if (decision.action === 'none') {
-            filters.push({ ...base, action: 'unmatched', incidentId: null });
-          } else if (decision.action === 'resolve') {
-            const id = decision.mappedValue === null ? null : await resolveMapped(em, decision.filterId, decision.mappedValue, at);
-            filters.push({ ...base, action: id ? 'resolved' : 'no-open-incident', incidentId: id });
-            if (id) {
-              published.push({
-                name: 'IncidentResolved',
-                payload: { incidentId: id, tokenId: event.tokenId, filterId: decision.filterId, mappedValue: decision.mappedValue, resolvedBy: 'filter', resolvedAt: at.toISOString() },
-              });
-            }
-          } else {
-            const write = { tokenId: event.tokenId, filterId: decision.filterId, title: decision.title, description: decision.description, mappedValue: decision.mappedValue, at };
-            const result = await triggerIncident(em, write);
-            filters.push({ ...base, action: result.created ? 'created' : 'deduplicated', incidentId: result.id });
-            published.push(
-              result.created
-                ? { name: 'IncidentCreated', payload: { incidentId: result.id, tokenId: event.tokenId, filterId: decision.filterId, title: decision.title, mappedValue: decision.mappedValue, createdAt: at.toISOString() } }
-                : { name: 'IncidentDeduplicated', payload: { incidentId: result.id, tokenId: event.tokenId, filterId: decision.filterId, mappedValue: decision.mappedValue ?? '', triggerCount: result.triggerCount, lastTriggeredAt: at.toISOString() } },
-            );
-          }
-        }
-        results.push({ index, filters });
-      }
-      // Still inside the transaction: the events' handlers write with the incidents, or not at all.
-      for (const { name, payload } of published) await this.events.publish(name, payload as never);
-      return results;
-    });
+    const call: CallWrites = { event, writes: writesOf(event) };
+    if (call.writes.length === 0) return this.answer(call, []).outcomes;
+    const outer = transactionOrUndefined(this.orm);
+    return outer ? (await this.carryOut(outer, [call]))[0] : this.batcher.submit(call);
   }
 
-  /**
-   * Runs the writes and the publishing of their events in one transaction: the caller's when there
-   * is one (an intake call with an Idempotency-Key), else one shared with the writes of other calls
-   * arriving meanwhile (group commit, see WriteBatcher). A call with no write touches no connection.
-   */
-  private withWriter<T>(event: PayloadEvaluated, work: (em: EntityManager) => Promise<T>): Promise<T> {
-    const writes = event.decisions.reduce((n, decisions) => n + decisions.filter((d) => d.action !== 'none').length, 0);
-    if (writes === 0) return work(NO_WRITES);
-    const outer = transactionOrUndefined(this.orm);
-    return outer ? work(outer) : this.batcher.submit(work);
+  /** Writes the calls' incidents together, then publishes each call's events; one answer per call. */
+  private async carryOut(em: EntityManager, calls: CallWrites[]): Promise<PayloadOutcome[][]> {
+    const results = await applyIncidentWrites(em, calls.flatMap((call) => call.writes));
+    let next = 0;
+    const answers = calls.map((call) => this.answer(call, results.slice(next, (next += call.writes.length))));
+    // Still inside the transaction: the events' handlers write with the incidents, or not at all.
+    for (const { published } of answers) for (const { name, payload } of published) await this.events.publish(name, payload as never);
+    return answers.map((answer) => answer.outcomes);
+  }
+
+  /** A call's answer and events, from the results of its writes (in the order writesOf listed them). */
+  private answer({ event }: CallWrites, results: IncidentWriteResult[]): { outcomes: PayloadOutcome[]; published: IncidentEvent[] } {
+    const at = event.receivedAt.toISOString();
+    const published: IncidentEvent[] = [];
+    let next = 0;
+    const outcomes = event.decisions.map((decisions, index): PayloadOutcome => ({
+      index,
+      filters: decisions.map((decision): FilterOutcome => {
+        const base = { filterId: decision.filterId, filterName: decision.filterName };
+        if (decision.action === 'none') return { ...base, action: 'unmatched', incidentId: null };
+        const { filterId, mappedValue } = decision;
+        if (decision.action === 'resolve') {
+          const id = mappedValue === null ? null : results[next++].id;
+          if (id) published.push({ name: 'IncidentResolved', payload: { incidentId: id, tokenId: event.tokenId, filterId, mappedValue, resolvedBy: 'filter', resolvedAt: at } });
+          return { ...base, action: id ? 'resolved' : 'no-open-incident', incidentId: id };
+        }
+        const result = results[next++] as TriggerResult;
+        published.push(
+          result.created
+            ? { name: 'IncidentCreated', payload: { incidentId: result.id, tokenId: event.tokenId, filterId, title: decision.title, mappedValue, createdAt: at } }
+            : { name: 'IncidentDeduplicated', payload: { incidentId: result.id, tokenId: event.tokenId, filterId, mappedValue: mappedValue ?? '', triggerCount: result.triggerCount, lastTriggeredAt: at } },
+        );
+        return { ...base, action: result.created ? 'created' : 'deduplicated', incidentId: result.id };
+      }),
+    }));
+    return { outcomes, published };
   }
 
   async list(query: ListIncidentsQueryDto): Promise<Page<IncidentDto>> {
@@ -137,4 +136,17 @@ export class IncidentsService {
     if (!incident) throw new IncidentNotFoundError(id);
     return incident;
   }
+}
+
+/** The writes a call's decisions ask for, in payload and filter order (a resolve without a mapped value has nothing to resolve). */
+function writesOf(event: PayloadEvaluated): IncidentWrite[] {
+  const writes: IncidentWrite[] = [];
+  const at = event.receivedAt;
+  for (const decisions of event.decisions) {
+    for (const d of decisions) {
+      if (d.action === 'trigger') writes.push({ kind: 'trigger', tokenId: event.tokenId, filterId: d.filterId, title: d.title, description: d.description, mappedValue: d.mappedValue, at });
+      else if (d.action === 'resolve' && d.mappedValue !== null) writes.push({ kind: 'resolve', filterId: d.filterId, mappedValue: d.mappedValue, at });
+    }
+  }
+  return writes;
 }
