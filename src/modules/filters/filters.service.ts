@@ -12,7 +12,7 @@ import type { FilterDecision } from './contracts.js';
 import { FiltersFacade } from './filters.facade.js';
 import { definedOnly, Filter, type ResolveValues, type TriggerValues } from './domain/filter.entity.js';
 import { FilterNotFoundError } from './domain/filter.errors.js';
-import { decideFilter, evaluateFilter, type Evaluation, type FilterRule } from './domain/filter-matcher.js';
+import { decideFilter, evaluateFilter, PayloadTexts, type Evaluation, type FilterRule } from './domain/filter-matcher.js';
 import { BACKTEST_LIMIT_DEFAULT, toFilterDto, type CreateFilterDto, type DraftBacktestDto, type FilterDto, type UpdateFilterDto } from './http/dto/filter.dto.js';
 import { backtest, type BacktestResult } from './domain/backtest.js';
 
@@ -106,7 +106,10 @@ export class FiltersService implements FiltersFacade {
   @OnDomainEvent('PayloadReceived')
   async onPayloadReceived(event: PayloadReceived): Promise<PayloadOutcome[]> {
     const rules = await this.rulesOf(event.tokenId);
-    const decisions = event.payloads.map((payload) => rules.map((rule) => decide(rule, payload)));
+    const decisions = event.payloads.map((payload) => {
+      const texts = new PayloadTexts(payload);
+      return rules.map((rule): FilterDecision => ({ filterId: rule.id, filterName: rule.name, ...decideFilter(rule, payload, texts) }));
+    });
     return this.events.request('PayloadEvaluated', { tokenId: event.tokenId, receivedAt: event.receivedAt, decisions });
   }
 
@@ -128,8 +131,4 @@ export class FiltersService implements FiltersFacade {
     if (!filter) throw new FilterNotFoundError(id);
     return filter;
   }
-}
-
-function decide(rule: FilterRule, payload: Record<string, unknown>): FilterDecision {
-  return { filterId: rule.id, filterName: rule.name, ...decideFilter(rule, payload) };
 }

@@ -44,7 +44,10 @@ export interface IntakeCallCompleted {
   method: string;
   path: string;
   statusCode: number;
-  /** Request headers without Authorization, Cookie and Proxy-Authorization. */
+  /**
+   * Request headers without Authorization, Cookie and Proxy-Authorization; only for a token in
+   * debug mode (the API log is their only reader), empty otherwise.
+   */
   headers: Record<string, string>;
   bodyKind: BodyKind;
   /** The decompressed body text (json, text), or null (none). */

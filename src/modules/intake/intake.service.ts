@@ -68,7 +68,7 @@ export class IntakeService {
         method: call.method,
         path: call.path,
         statusCode,
-        headers: headersWithoutCredentials(call.headers),
+        headers: call.token.debug ? headersWithoutCredentials(call.headers) : {},
         bodyKind: body.kind,
         body: body.text,
         outcome,

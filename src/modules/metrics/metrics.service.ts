@@ -62,7 +62,10 @@ export class MetricsService implements MetricsFacade {
 
   @OnDomainEvent('IntakeCallCompleted')
   onIntakeCallCompleted(call: IntakeCallCompleted): void {
-    for (const payload of call.outcome ?? []) for (const filter of payload.filters) this.outcomes.inc({ action: filter.action });
+    // Counted here and added once per action: a call with 100 filters is 100 outcomes.
+    const counts = new Map<string, number>();
+    for (const payload of call.outcome ?? []) for (const filter of payload.filters) counts.set(filter.action, (counts.get(filter.action) ?? 0) + 1);
+    for (const [action, n] of counts) this.outcomes.inc({ action }, n);
   }
 
   @OnDomainEvent('WebhookDeliveryAttempted')

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { JsonObject } from '../../intake/contracts.js';
-import { decideFilter, DESCRIPTION_MAX, evaluateFilter, TITLE_MAX, type FilterRule } from './filter-matcher.js';
+import { decideFilter, DESCRIPTION_MAX, evaluateFilter, PayloadTexts, TITLE_MAX, type FilterRule } from './filter-matcher.js';
 
 // Small alphabets so that keys hit and texts contain each other often; the risky own keys included.
 const flatKey = fc.oneof(
@@ -139,6 +139,16 @@ describe(`${decideFilter.name} properties`, () => {
         }
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('decides the same with one PayloadTexts shared by many rules as with each rule alone', () => {
+    fc.assert(
+      fc.property(fc.array(ruleOf(anyKey), { minLength: 1, maxLength: 8 }), payloadOf(anyKey), (rules, payload) => {
+        const texts = new PayloadTexts(payload);
+        expect(rules.map((rule) => decideFilter(rule, payload, texts))).toEqual(rules.map((rule) => decideFilter(rule, payload)));
+      }),
+      { numRuns: 300 },
     );
   });
 });
