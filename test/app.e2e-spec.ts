@@ -20,6 +20,24 @@ describe('Application (e2e)', () => {
     await t.close();
   });
 
+  it.each([
+    ['an intake answer', 'POST', '/v1/trace', 401],
+    ['an admin answer', 'GET', '/api/tokens', 200],
+    ['a 404', 'GET', '/nowhere', 404],
+    ['a URL the router cannot decode', 'GET', '/api/tokens/%E0%A4%A', 400],
+    ['the health check', 'GET', '/health', 200],
+  ])('sends helmet\'s headers on %s', async (_, method, path, status) => {
+    const answer = await t.call(method, path, { headers: { 'content-type': 'application/json' }, rawBody: method === 'POST' ? '{}' : undefined });
+    expect(answer.status).toBe(status);
+    expect(Object.fromEntries(['content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'strict-transport-security'].map((h) => [h, answer.headers.get(h)]))).toEqual({
+      'content-security-policy': expect.stringContaining("default-src 'self'"),
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'SAMEORIGIN',
+      'referrer-policy': 'no-referrer',
+      'strict-transport-security': null, // plain HTTP: the proxy in front sends HSTS
+    });
+  });
+
   describe('OpenAPI document', () => {
     let doc: any;
     beforeAll(async () => {

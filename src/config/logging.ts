@@ -45,7 +45,11 @@ export function echoRequestId(fastify: FastifyInstance): void {
   });
 }
 
-/** nestjs-pino on the same logger: Nest's own messages become JSON lines too. */
+/**
+ * nestjs-pino on the same logger: Nest's own messages become JSON lines too. Its per-request
+ * middleware is not applied (no routes): Fastify already logs each request with its id
+ * (RequestLogController), and the middleware only cost every call a middleware run.
+ */
 export function loggerParams(logger: Logger): Params {
-  return { pinoHttp: { logger }, useExisting: true };
+  return { pinoHttp: { logger }, useExisting: true, forRoutes: [] };
 }
