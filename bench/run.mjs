@@ -28,6 +28,8 @@ import { fileURLToPath } from 'node:url';
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 const BARE = join(ROOT, 'bench', 'bare-server.mjs');
+const NEST_FLOOR = join(ROOT, 'bench', 'nest-floor.mjs');
+const FLOOR_SECRET = 'nest-floor-accepts-any-bearer';
 const ADMIN_KEY = `bench_${randomBytes(24).toString('hex')}`;
 const MAX_BODY = 5_242_880;
 const MB = 1024 * 1024;
@@ -889,9 +891,9 @@ function summariseProfile(dir, window, label, top = 25) {
 // ---------------------------------------------------------------------------------------------
 // Runs
 
-async function warmUp(service, bare, opts) {
+async function warmUp(service, bare, opts, givenSecret = null) {
   const seconds = opts.quick ? 1 : 2;
-  const { secret } = await tokenWithFilters(service.api, 'bench-warm-up', [ZIPKIN]);
+  const secret = givenSecret ?? (await tokenWithFilters(service.api, 'bench-warm-up', [ZIPKIN])).secret;
   const s = { connections: opts.connections, spansPerRequest: 1, duration: seconds, timeout: 30, secret, requests: (t) => singleSpanRequests(t, 'queued', null) };
   await measure(service, s, opts, { secret });
   if (bare) await measure(bare, s, opts);
@@ -916,7 +918,9 @@ async function mainRun(opts) {
   console.log(`Starting the service (node ${opts.profile ? '--cpu-prof ' : ''}dist/src/main.js) and the bare Fastify server…`);
   const service = await startService(databaseUrl, profileDir);
   const bare = await startChild('the bare server', [BARE], { PATH: process.env.PATH ?? '' });
-  console.log(`  service ${service.url} (pid ${service.pid}), bare fastify ${bare.url} (pid ${bare.pid})`);
+  // The framework's own floor, measured on the unmatched payload only.
+  const floor = chosen.some((s) => s.name === 'unmatched') ? await startChild('the Nest floor', [NEST_FLOOR], { PATH: process.env.PATH ?? '' }) : null;
+  console.log(`  service ${service.url} (pid ${service.pid}), bare fastify ${bare.url} (pid ${bare.pid})${floor ? `, nest floor ${floor.url} (pid ${floor.pid})` : ''}`);
 
   for (const s of chosen) Object.assign(s, await s.setup(service.api));
   const db = await connect(databaseUrl);
@@ -926,6 +930,7 @@ async function mainRun(opts) {
   try {
     console.log(`Warming up both (${opts.quick ? 1 : 2} s each)…`);
     await warmUp(service, bare, opts);
+    if (floor) await warmUp(floor, null, opts, FLOOR_SECRET);
     for (const s of chosen) {
       const seconds = s.duration ?? opts.duration;
       process.stdout.write(`${s.name.padEnd(15)} service ${seconds} s, ${s.connections} connections… `);
@@ -941,10 +946,15 @@ async function mainRun(opts) {
       checks.push(...answerChecks(m));
       process.stdout.write(`bare… `);
       const b = await measure(bare, s, opts);
-      console.log(`${fmt(b.rps)} req/s`);
+      let f = null;
+      if (floor && s.name === 'unmatched') {
+        process.stdout.write(`${fmt(b.rps)} req/s; nest floor… `);
+        f = await measure(floor, s, opts, { secret: FLOOR_SECRET });
+      }
+      console.log(`${fmt((f ?? b).rps)} req/s`);
       for (const c of checks) console.log(`    ${c.ok ? 'ok  ' : 'FAIL'} ${c.text}`);
       if (checks.some((c) => !c.ok)) failed = true;
-      results.push({ s, m, b, checks });
+      results.push({ s, m, b, f, checks });
     }
     const stray = await verifyNoStrayLog(db, chosen.filter((s) => s.debug).map((s) => s.tokenId));
     console.log(`    ${stray.ok ? 'ok  ' : 'FAIL'} ${stray.text}`);
@@ -962,6 +972,7 @@ async function mainRun(opts) {
   if (hwmKb === null) console.error(`could not read VmHWM of the service (pid ${service.pid}, exit code ${service.child.exitCode}, signal ${service.child.signalCode})`);
   await stopChild(service.child);
   await stopChild(bare.child);
+  if (floor) await stopChild(floor.child);
   const serviceOutput = service.laterOutput.filter((line) => !/SIGTERM received|^stopped$/.test(line.trim()));
 
   const rows = results.map(({ s, m, b, checks }) => [
@@ -987,7 +998,7 @@ async function mainRun(opts) {
   const unmatched = get('unmatched');
   const traceStart = get('trace-start');
   const f100 = get('filters-100');
-  if (unmatched) target(unmatched.m.rps / unmatched.b.rps >= 0.6, `unmatched: ratio to bare Fastify ${(unmatched.m.rps / unmatched.b.rps).toFixed(2)} (target ≥ 0.6)${noisy(unmatched.m, unmatched.b)}`);
+  if (unmatched) target(unmatched.m.rps / unmatched.b.rps >= 0.6, `unmatched: ratio to bare Fastify ${(unmatched.m.rps / unmatched.b.rps).toFixed(2)} (target ≥ 0.6)${unmatched.f ? `; the framework floor alone reaches ${(unmatched.f.rps / unmatched.b.rps).toFixed(2)}` : ''}${noisy(unmatched.m, unmatched.b)}`);
   if (traceStart) {
     target(traceStart.m.rps / traceStart.b.rps >= 0.3, `trace-start: ratio to bare Fastify ${(traceStart.m.rps / traceStart.b.rps).toFixed(2)} (target ≥ 0.3)${noisy(traceStart.m, traceStart.b)}`);
     target(traceStart.m.p99 < 50, `trace-start: p99 ${fmt(traceStart.m.p99)} ms (target < 50 ms)${noisy(traceStart.m)}`);
@@ -998,11 +1009,14 @@ async function mainRun(opts) {
     target(cost < 0.1, `filters-100: ${fmt(f100.m.rps)} req/s against ${fmt(unmatched.m.rps)} with one filter (same payload, run back to back): costs ${(cost * 100).toFixed(1)} % (target < 10 %)${noisy(unmatched.m, f100.m)}`);
   }
   target(null, 'scale (1M incidents and API log rows) within 20 %: run `npm run bench -- --scale`');
+  const floorLine = unmatched?.f
+    ? `Framework floor (\`bench/nest-floor.mjs\`: NestJS on the same Fastify adapter with the same helmet headers, a guard reading the bearer header and a controller answering 202 with what Fastify parsed; no token lookup, filters or database), unmatched payload, right after bare Fastify: ${fmt(unmatched.f.rps)} req/s, ratio ${(unmatched.f.rps / unmatched.b.rps).toFixed(2)} to bare Fastify; the service reaches ${(unmatched.m.rps / unmatched.f.rps).toFixed(2)} of this floor.`
+    : null;
 
   const notes = results.map(({ s }) => `- \`${s.name}\`: ${s.note}`);
   const effects = results.flatMap(({ s, checks }) => checks.map((c) => `- \`${s.name}\` ${c.ok ? 'ok' : '**FAIL**'}: ${c.text}`));
   const legend = `req/s, latencies, non-2xx, peak RSS and CPU are the service's; "ratio" is its req/s over bare Fastify's with the same bodies, measured right after it. CPU % svc/pg/gen/other: share of one core used during the service run by the service, PostgreSQL (all its processes), the load generator (this script) and every other process on the machine; ${os.cpus().length} cores = ${os.cpus().length * 100} %. The load generator and the target share this machine's cores, so bare Fastify's req/s is this machine's ceiling, not Fastify's; a target run while "other" is high is marked UNRELIABLE.`;
-  console.log(`\n${table}\n\n${legend}\nPeak RSS of the service: ${fmt(overallPeak)} MB (sampled), VmHWM ${hwmText} MB\n\nTargets (figures move ±40 % between runs on this machine: compare ratios within one run)\n${targets.map((l) => `  ${l}`).join('\n')}`);
+  console.log(`\n${table}\n\n${legend}\nPeak RSS of the service: ${fmt(overallPeak)} MB (sampled), VmHWM ${hwmText} MB\n${floorLine ? `\n${floorLine}\n` : ''}\nTargets (figures move ±40 % between runs on this machine: compare ratios within one run)\n${targets.map((l) => `  ${l}`).join('\n')}`);
   if (serviceOutput.length) {
     console.log(`\nThe service printed ${serviceOutput.length} line(s) during the run (LOG_LEVEL=warn); the first ones:\n${serviceOutput.slice(0, 40).map((l) => `  | ${l}`).join('\n')}`);
   }
@@ -1036,6 +1050,7 @@ async function mainRun(opts) {
     '',
     `Peak RSS of the service: ${fmt(overallPeak)} MB (sampled every 100 ms), VmHWM ${hwmText} MB.`,
     '',
+    ...(floorLine ? [floorLine, ''] : []),
     '## Targets',
     '',
     '```',
