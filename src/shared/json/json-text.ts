@@ -10,38 +10,42 @@ interface ReviverContext {
 }
 
 /**
- * True when the text may hold a JSON number token whose `String(JSON.parse(token))` differs from the
- * token; false positives only cost speed. Why it is complete, for a token
- * `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`:
- *   - an exponent always follows the token's digits: `-?\d+(?:\.\d+)?[eE]`;
- *   - with no exponent, JavaScript prints the shortest digits that round-trip, in plain notation when
- *     1e-6 <= |x| < 1e21. A decimal of at most 15 significant digits is the only one of at most 15 digits
- *     that maps to its double (DBL_DIG = 15), so it prints back as itself, except when
- *       - its fraction ends in 0 (`1.50`, `1.0`, `0.0`, `-0.00`): `-?\d+\.\d*0(?!\d)`;
- *       - |x| < 1e-6, i.e. six zeros right after the dot: `-?0\.0{6}`;
- *       - it is negative zero without a fraction (`-0` prints as `0`): `-0(?![.\d])`;
- *       - it has 16+ digits (its digits run contiguously around at most one dot, so it lies in a run
- *         `\d[\d.]{15,}`), which covers |x| >= 1e21 (22+ digits) too. Such a run is safe only when it
- *         is an integer of exactly 16 digits up to 2^53 = 9007199254740992: every integer up to 2^53
- *         is a double and prints as itself. That exception keeps Zipkin's 16-digit microsecond
- *         timestamps on the fast path.
- * Every other token prints back exactly, so when this is false, JSON.parse keeps every digit.
+ * True when some number token of the JSON text (outside strings) does not print back as itself
+ * (`String(Number(token)) !== token`: `1e3`, `1.50`, `-0`, a 64-bit id), which is exactly when
+ * the slow path would keep a source text. One pass: strings are skipped with `indexOf` to their
+ * closing quote, so digits inside ids, times and paths (`"3e5f…"`, `"/v1.0"`) cost nothing. For
+ * text that is not JSON the answer does not matter: both paths throw the same SyntaxError.
  */
-// A JSON number token never follows a letter, digit or dot (only `:`, `,`, `[` or white space), has
-// no leading zero, and ends at `,`, `]`, `}`, white space or the end: anchoring the patterns so keeps
-// hex ids ("9e6a…") and ISO times ("…T00:00:00.000Z") inside strings on the fast path.
-const SHORT_PATTERNS = /(?<![\w.])-?(?:0|[1-9]\d*)(?:\.\d+)?[eE][+-]?\d|(?<![\w.])-?(?:0|[1-9]\d*)\.\d*0(?=[\s,\]}]|$)|(?<![\w.])-?0\.0{6}|(?<![\w.])-0(?![.\d])/;
-const LONG_RUN = /(?<![\w.])-?\d[\d.]{15,}/g;
-const MAX_SAFE_16_DIGITS = String(2 ** 53);
-
 export function mayNotRoundTrip(text: string): boolean {
-  if (SHORT_PATTERNS.test(text)) return true;
-  for (const [run] of text.matchAll(LONG_RUN)) {
-    const digits = run.startsWith('-') ? run.slice(1) : run;
-    if (digits.length > 16 || digits.includes('.') || digits > MAX_SAFE_16_DIGITS) return true;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      // The closing quote is the next one not escaped, i.e. preceded by an even run of backslashes.
+      for (;;) {
+        i = text.indexOf('"', i + 1);
+        if (i < 0) return false;
+        let k = i - 1;
+        while (text.charCodeAt(k) === BACKSLASH) k--;
+        if ((i - 1 - k) % 2 === 0) break;
+      }
+    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
+      const start = i;
+      while (i + 1 < n && isNumberChar(text.charCodeAt(i + 1))) i++;
+      const token = text.slice(start, i + 1);
+      if (String(Number(token)) !== token) return true;
+    }
   }
   return false;
 }
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const MINUS = 45;
+const ZERO = 48;
+const NINE = 57;
+/** Digits, `.`, `e`, `E`, `+`, `-`: what a number token is made of. */
+const isNumberChar = (c: number) => (c >= ZERO && c <= NINE) || c === 46 || c === 101 || c === 69 || c === 43 || c === MINUS;
 
 /**
  * Like `JSON.parse(text)` (a SyntaxError for bad JSON), except that a number whose source text differs
