@@ -349,7 +349,9 @@ describe('Outbound webhooks (e2e)', () => {
     expect(receiver.calls[1].body.id).toBe(receiver.calls[0].body.id);
     expect(receiver.calls[1].raw).toBe(receiver.calls[0].raw);
     for (const call of receiver.calls) expectSigned(call, subscription.secret);
-    expect(receiver.calls[1].at - receiver.calls[0].at).toBeGreaterThanOrEqual(300);
+    // The retry waited for the 300 ms timeout, counted from the send; the first call reached the
+    // receiver a few ms after it (seen: 292 ms between arrivals on a loaded machine).
+    expect(receiver.calls[1].at - receiver.calls[0].at).toBeGreaterThanOrEqual(250);
   });
 
   it('retries a receiver that answers 500 with growing waits, and delivers once it answers 200', async () => {
