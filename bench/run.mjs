@@ -580,6 +580,12 @@ async function createDatabase(serverUrl, name) {
   return url.toString();
 }
 
+/** The node flags of package.json's `start:prod` script (`node <flags> dist/src/main.js`). */
+function productionNodeFlags() {
+  const script = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['start:prod'] ?? '';
+  return script.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 async function startService(databaseUrl, profileDir) {
   const env = {
     PATH: process.env.PATH ?? '',
@@ -595,7 +601,8 @@ async function startService(databaseUrl, profileDir) {
     // Node flags for the service only (e.g. heap limits), to compare memory settings.
     ...(process.env.SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVICE_NODE_OPTIONS } : {}),
   };
-  const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), MAIN];
+  // The service runs with the Node flags of `npm run start:prod` (heap sizes), as in production.
+  const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...productionNodeFlags(), MAIN];
   const service = await startChild('the service', args, env, (out) => out.includes('Database:'));
   const api = async (method, path, body) => {
     const response = await fetch(service.url + path, {

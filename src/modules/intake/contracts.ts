@@ -50,7 +50,10 @@ export interface IntakeCallCompleted {
    */
   headers: Record<string, string>;
   bodyKind: BodyKind;
-  /** The decompressed body text (json, text), or null (none). */
+  /**
+   * The decompressed body text (json, text), or null (none); only for a token in debug mode (the
+   * API log is its only reader): `'none'` and null otherwise, so a large body's whole text is never made.
+   */
   body: string | null;
   /** Per payload, per filter, for an accepted call. */
   outcome: PayloadOutcome[] | null;

@@ -4,12 +4,13 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { EventBus } from '../../shared/events/event-bus.js';
 import { toErrorBody } from '../../shared/http/exception.filter.js';
-import type { RawBody } from '../../shared/http/body-parsers.js';
+import { releaseBuffer, type RawBody } from '../../shared/http/body-parsers.js';
 import { MAX_BODY_BYTES } from '../../shared/http/limits.js';
 import type { AuthenticatedToken } from '../tokens/contracts.js';
 import type { BodyKind, IntakeCallCompleted, PayloadOutcome } from './contracts.js';
 import { PayloadTooLargeError } from '../../shared/errors/body-errors.js';
-import { decodeIntakeBody, type IntakeHeaders } from './domain/intake-body.js';
+import { decompressIntakeBody, parseIntakeBody, type IntakeHeaders } from './domain/intake-body.js';
+import { ByteBudget, type Release } from '../../shared/http/byte-budget.js';
 import { IdempotencyKeyReusedError, RateLimitedError, readIdempotencyKey } from './domain/intake.errors.js';
 import { RateLimiter } from './domain/rate-limiter.js';
 import { headersWithoutCredentials } from './domain/request-headers.js';
@@ -35,6 +36,11 @@ export interface IntakeCall {
   body: RawBody;
 }
 
+// Peak memory (docs/DECISIONS.md, "Memory"): bodies above 64 KiB are parsed and evaluated within
+// 8 MiB at once (one of the largest, 5 MiB, plus a few medium ones); smaller ones never wait.
+const BODY_BUDGET_BYTES = 8 * 1024 * 1024;
+const SMALL_BODY_BYTES = 64 * 1024;
+
 const header = (headers: IntakeCall['headers'], name: string) => {
   const value = headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
@@ -44,6 +50,7 @@ const header = (headers: IntakeCall['headers'], name: string) => {
 export class IntakeService {
   private readonly logger = new Logger(IntakeService.name);
   private readonly limiter = new RateLimiter();
+  private readonly bodies = new ByteBudget(BODY_BUDGET_BYTES, SMALL_BODY_BYTES);
 
   constructor(
     private readonly events: EventBus,
@@ -58,6 +65,18 @@ export class IntakeService {
    * IntakeCallCompleted before the answer (API log).
    */
   async receive(call: IntakeCall): Promise<IntakeAnswer> {
+    const admitted: { release: Release; json?: Buffer } = { release: () => undefined };
+    try {
+      return await this.receiveAdmitted(call, admitted);
+    } finally {
+      // However the call ended: the byte budget back, and a large body's bytes freed now.
+      admitted.release();
+      if (admitted.json) releaseBuffer(admitted.json);
+      call.body.release();
+    }
+  }
+
+  private async receiveAdmitted(call: IntakeCall, admitted: { release: Release; json?: Buffer }): Promise<IntakeAnswer> {
     const receivedAt = new Date();
     const body: { kind: BodyKind; text: string | null } = { kind: 'none', text: null };
     const report = (statusCode: number, outcome: PayloadOutcome[] | null, error: IntakeCallCompleted['error']) =>
@@ -80,10 +99,17 @@ export class IntakeService {
       const key = readIdempotencyKey(header(call.headers, 'idempotency-key'));
       if (call.body.tooLarge) throw new PayloadTooLargeError(`body exceeds ${MAX_BODY_BYTES} bytes`);
       const headers: IntakeHeaders = { contentType: header(call.headers, 'content-type'), contentEncoding: header(call.headers, 'content-encoding') };
-      const payloads = decodeIntakeBody(call.body.bytes, headers, (text, isJson) => {
-        body.kind = isJson ? 'json' : 'text';
-        body.text = text;
-      });
+      // The text only for the API log (a token in debug mode): without it, a large array is parsed
+      // in groups of elements and its whole text never made (docs/DECISIONS.md, "Memory").
+      const onText = !call.token.debug
+        ? null
+        : (text: string, isJson: boolean) => {
+            body.kind = isJson ? 'json' : 'text';
+            body.text = text;
+          };
+      const json = (admitted.json = decompressIntakeBody(call.body.bytes, headers, onText));
+      admitted.release = await this.bodies.acquire(json.length);
+      const payloads = parseIntakeBody(json, onText);
       const evaluate = async (): Promise<IntakeResult> => ({
         received: payloads.length,
         payloads: payloads.length === 0 ? [] : await this.events.request('PayloadReceived', { tokenId: call.token.id, path: call.path, receivedAt, payloads }),

@@ -12,6 +12,26 @@ export class RawBody {
     /** The body was larger than the limit; `bytes` is empty and the rest was not read. */
     readonly tooLarge = false,
   ) {}
+
+  /** The route is done with the body: frees a large one now (see `releaseBuffer`); `bytes` reads as empty afterwards. */
+  release(): void {
+    releaseBuffer(this.bytes);
+  }
+}
+
+const RELEASE_MIN_BYTES = 1024 * 1024;
+
+/**
+ * Frees a large buffer's memory at once rather than at V8's next full collection: bodies of a few
+ * MiB, which outlive young collections while they wait and are processed, otherwise pile up outside
+ * the heap (peak RSS; docs/DECISIONS.md, "Memory"). Only a buffer of at least 1 MiB that spans its
+ * whole ArrayBuffer is freed (never a slice of memory that other buffers share, such as Node's
+ * pool); the caller must be its last user, since the buffer reads as empty afterwards.
+ */
+export function releaseBuffer(buffer: Buffer): void {
+  const memory = buffer.buffer as ArrayBuffer & { readonly detached?: boolean; transfer?: (length: number) => ArrayBuffer };
+  if (buffer.byteLength < RELEASE_MIN_BYTES || buffer.byteOffset !== 0 || buffer.byteLength !== memory.byteLength) return;
+  if (memory.detached === false && typeof memory.transfer === 'function') memory.transfer(0); // detaching frees the memory
 }
 
 export interface BodyParserOptions {
@@ -40,6 +60,20 @@ function readLimited(stream: IncomingMessage, limit: number, done: (bytes: Buffe
     stream.once('end', report);
     stream.once('error', report);
     stream.resume();
+    return;
+  }
+  if (Number.isFinite(declared) && declared >= 0) {
+    // The size is known: copy each chunk into place as it arrives, so that chunks do not pile up
+    // until the end and then get copied again (a 5 MiB body would briefly take twice its size).
+    // Allocated with the first chunk: a sender that only announces a size costs nothing.
+    let body: Buffer | null = null;
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      body ??= Buffer.allocUnsafe(declared);
+      size += chunk.copy(body, size);
+    });
+    stream.once('end', () => done(body === null ? Buffer.alloc(0) : body.subarray(0, size), false));
+    stream.once('error', () => done(Buffer.alloc(0), false));
     return;
   }
   const chunks: Buffer[] = [];
