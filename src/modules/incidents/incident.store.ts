@@ -97,17 +97,17 @@ export async function applyIncidentWrites(em: EntityManager, writes: readonly In
 
 async function upsertTriggers(em: EntityManager, writes: readonly TriggerWrite[], round: WriteRound, results: IncidentWriteResult[]): Promise<void> {
   // Rows in key order, so that concurrent transactions take the index's locks in the same order.
-  const groups = [...round.triggers.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, indexes]) => indexes);
-  for (const index of round.unkeyed) groups.push([index]);
+  // A row is found again by its key (the round's), or by its id when it has no mapped value.
+  const groups: Array<[key: string | null, indexes: number[]]> = [...round.triggers.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const index of round.unkeyed) groups.push([null, [index]]);
   const columns: unknown[][] = Array.from({ length: 9 }, () => []);
   const idOf = new Map<string, number[]>();
-  for (const indexes of groups) {
+  for (const [key, indexes] of groups) {
     const first = writes[indexes[0]];
     const id = randomUUID();
-    const mapped = storableText(first.mappedValue);
-    const row = [id, first.tokenId, first.filterId, storableText(first.title), storableText(first.description), mapped, indexes.length, first.at, writes[indexes[indexes.length - 1]].at];
+    const row = [id, first.tokenId, first.filterId, storableText(first.title), storableText(first.description), storableText(first.mappedValue), indexes.length, first.at, writes[indexes[indexes.length - 1]].at];
     row.forEach((value, c) => columns[c].push(value));
-    idOf.set(mapped === null ? id : keyOf(first.filterId, md5(mapped)), indexes);
+    idOf.set(key ?? id, indexes);
   }
   const { rows } = await upsertMany(columns).execute(em.getKysely());
   for (const row of rows) {
