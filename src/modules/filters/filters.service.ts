@@ -18,6 +18,8 @@ import { backtest, type BacktestResult } from './domain/backtest.js';
 
 /** How long a token's filters are kept in memory for the intake (see rulesOf). */
 export const RULES_CACHE_TTL_MS = 2_000;
+/** From this age a token's cached filters are reloaded in the background while calls go on using them. */
+const RULES_CACHE_REFRESH_AFTER_MS = 1_500;
 
 @Injectable()
 export class FiltersService implements FiltersFacade {
@@ -29,7 +31,7 @@ export class FiltersService implements FiltersFacade {
     private readonly apiLog: ApiLogFacade,
   ) {}
 
-  private readonly rules = new TtlCache<string, FilterRule[]>(RULES_CACHE_TTL_MS);
+  private readonly rules = new TtlCache<string, FilterRule[]>(RULES_CACHE_TTL_MS, { refreshAfterMs: RULES_CACHE_REFRESH_AFTER_MS });
 
   /** A template fills every value; each value given beside it replaces that one value. */
   async create(input: CreateFilterDto): Promise<FilterDto> {
@@ -116,14 +118,13 @@ export class FiltersService implements FiltersFacade {
   /**
    * The token's filters as rules, oldest first. Cached for RULES_CACHE_TTL_MS: a change made here
    * evicts the token's rules at once; one made through another instance is seen within that time.
+   * Calls that miss at once share one query; rules in use are reloaded in the background (TtlCache).
    */
   private async rulesOf(tokenId: string): Promise<FilterRule[]> {
-    const cached = this.rules.get(tokenId);
-    if (cached) return cached;
-    const filters = await this.orm.em.fork().find(Filter, { tokenId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-    const rules = filters.map((f) => f.toRule());
-    this.rules.set(tokenId, rules);
-    return rules;
+    return this.rules.getOrLoad(tokenId, async () => {
+      const filters = await this.orm.em.fork().find(Filter, { tokenId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      return filters.map((f) => f.toRule());
+    });
   }
 
   private async find(em: MikroORM['em'], id: string): Promise<Filter> {

@@ -77,13 +77,11 @@ export class NotificationsService {
    * under load (every transaction holding one, waiting for another).
    */
   private async targetsOf(): Promise<Target[]> {
-    const cached = this.targets.get('all');
-    if (cached) return cached;
-    const em = transactionOrUndefined(this.orm) ?? this.orm.em.fork();
-    const rows = await em.execute<Array<{ id: string; events: string[] }>>('select id, events from webhook_subscriptions');
-    const targets = rows.map((row) => ({ id: row.id, events: row.events }));
-    this.targets.set('all', targets);
-    return targets;
+    return this.targets.getOrLoad('all', async () => {
+      const em = transactionOrUndefined(this.orm) ?? this.orm.em.fork();
+      const rows = await em.execute<Array<{ id: string; events: string[] }>>('select id, events from webhook_subscriptions');
+      return rows.map((row) => ({ id: row.id, events: row.events }));
+    });
   }
 
   async create(input: CreateWebhookDto): Promise<CreatedWebhookDto> {

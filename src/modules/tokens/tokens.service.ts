@@ -18,6 +18,8 @@ import { toTokenDto, type CreatedTokenDto, type CreateTokenDto, type TokenDto, t
 const LAST_USED_RESOLUTION_MS = 60_000;
 /** How long a token found by its secret is kept in memory (see authenticate). */
 export const TOKEN_CACHE_TTL_MS = 2_000;
+/** From this age a cached token is reloaded in the background while calls go on using it. */
+const TOKEN_CACHE_REFRESH_AFTER_MS = 1_500;
 
 interface CachedToken {
   id: string;
@@ -37,7 +39,7 @@ export class TokensService implements TokensFacade {
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
-  private readonly cache = new TtlCache<string, CachedToken>(TOKEN_CACHE_TTL_MS);
+  private readonly cache = new TtlCache<string, CachedToken>(TOKEN_CACHE_TTL_MS, { refreshAfterMs: TOKEN_CACHE_REFRESH_AFTER_MS });
 
   /** Forgets a changed token, so this instance sees the change at once. */
   private evict(tokenId: string): void {
@@ -121,31 +123,33 @@ export class TokensService implements TokensFacade {
   /**
    * The live token of a secret. Found tokens are cached for TOKEN_CACHE_TTL_MS; a change made
    * here (rename, debug, rate limit, revoke) evicts it at once, one made through another instance
-   * is seen within that time. Unknown secrets are not cached.
+   * is seen within that time. Unknown secrets are not cached. Calls that miss at once share one
+   * query, and a token in use is reloaded in the background before it expires (TtlCache).
    */
   async authenticate(secret: string): Promise<AuthenticatedToken | null> {
     if (!looksLikeTokenSecret(secret)) return null;
     const hash = hashTokenSecret(secret);
     const now = Date.now();
-    let cached = this.cache.get(hash, now);
-    if (!cached) {
-      const token = await this.orm.em.fork().findOne(ApiToken, { secretHash: hash, revokedAt: null });
-      if (!token) return null;
-      cached = {
-        id: token.id,
-        name: token.name,
-        debugExpiresAt: token.debugExpiresAt?.getTime() ?? null,
-        rateLimitPerMinute: token.rateLimitPerMinute,
-        lastUsedAt: token.lastUsedAt?.getTime() ?? 0,
-      };
-      this.cache.set(hash, cached, now);
-    }
+    const cached = await this.cache.getOrLoad(hash, () => this.loadToken(hash), now);
+    if (!cached) return null;
     if (now - cached.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
       cached.lastUsedAt = now;
       await this.orm.em.fork().nativeUpdate(ApiToken, { id: cached.id }, { lastUsedAt: new Date(now) });
     }
     const debug = cached.debugExpiresAt !== null && cached.debugExpiresAt > now;
     return { id: cached.id, name: cached.name, debug, rateLimitPerMinute: cached.rateLimitPerMinute };
+  }
+
+  private async loadToken(hash: string): Promise<CachedToken | undefined> {
+    const token = await this.orm.em.fork().findOne(ApiToken, { secretHash: hash, revokedAt: null });
+    if (!token) return undefined;
+    return {
+      id: token.id,
+      name: token.name,
+      debugExpiresAt: token.debugExpiresAt?.getTime() ?? null,
+      rateLimitPerMinute: token.rateLimitPerMinute,
+      lastUsedAt: token.lastUsedAt?.getTime() ?? 0,
+    };
   }
 
   /**
