@@ -146,6 +146,22 @@ describe(TtlCache.name, () => {
     expect(loads).toBe(2);
   });
 
+  it('forgets an entry when its background refresh finds nothing', async () => {
+    const cache = new TtlCache<string, string>(1000, { refreshAfterMs: 500 });
+    const { load, calls } = manualLoader<string>();
+    const first = cache.getOrLoad('a', load, 0);
+    calls[0].resolve('token');
+    await first;
+    expect(await cache.getOrLoad('a', load, 500)).toBe('token');
+    calls[1].resolve(undefined);
+    await settle();
+    // Revoked meanwhile: the next caller waits for a load instead of getting the old entry.
+    const next = cache.getOrLoad('a', load, 501);
+    expect(calls).toHaveLength(3);
+    calls[2].resolve(undefined);
+    expect(await next).toBeUndefined();
+  });
+
   it('holds at most its size, dropping the oldest', async () => {
     const cache = new TtlCache<string, number>(1000, { maxEntries: 2 });
     let loads = 0;

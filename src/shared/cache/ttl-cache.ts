@@ -13,7 +13,7 @@ export interface TtlCacheOptions {
   refreshAfterMs?: number;
 }
 
-/** Loads a key's value; `undefined` (e.g. "no such token") is answered but not cached. */
+/** Loads a key's value; `undefined` (e.g. "no such token") is answered, not cached, and evicts the key. */
 export type Loader<V> = () => Promise<V | undefined>;
 
 interface Entry<V> {
@@ -78,7 +78,9 @@ export class TtlCache<K, V> {
         (value) => {
           if (this.loads.get(key) !== current) return value;
           this.loads.delete(key);
-          if (value !== undefined) this.store(key, value, startedAt);
+          // Nothing there any more (a token revoked through another instance): forget the old entry.
+          if (value === undefined) this.entries.delete(key);
+          else this.store(key, value, startedAt);
           return value;
         },
         (error: unknown) => {
