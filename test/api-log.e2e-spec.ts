@@ -89,6 +89,29 @@ describe('API log and debug mode (e2e)', () => {
     expect(entries[1].body).toBe('{"a": "x\uFFFDy"');
   });
 
+  it('stores every one of many simultaneous calls exactly, awkward texts included (rows written together)', async () => {
+    const token = await t.createToken('busy log', { debug: true });
+    await t.call('POST', '/api/filters', { body: { tokenId: token.id, template: 'zipkin-tracing' } });
+    // Texts that break naive array or JSON quoting: quotes, backslashes, braces, commas, the word NULL,
+    // an empty string, non-ASCII and a 100 KB run.
+    const awkward = ['"quoted"', 'back\\slash', '{braces},[and]', 'NULL', '', 'ünïcødé ✓ 🚀', 'x'.repeat(100_000)];
+    const bodies = Array.from({ length: 40 }, (_, i) => ({ traceId: `busy-${i}`, name: awkward[i % awkward.length], status: i % 2 ? 'running' : 'queued', n: i }));
+    const answers = await Promise.all(
+      bodies.map((body, i) => send(token.secret, body, { 'x-awkward': awkward[i % 4].replaceAll('\\', '/') || 'none', 'x-call': String(i) })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(40).fill(202));
+    const { rows } = await t.db.query('select headers, body, outcome, status_code from api_log where token_id = $1', [token.id]);
+    expect(rows).toHaveLength(40);
+    const byCall = new Map(rows.map((row) => [Number(row.headers['x-call']), row]));
+    bodies.forEach((body, i) => {
+      const row = byCall.get(i)!;
+      expect(JSON.parse(row.body)).toEqual(body);
+      expect(row.outcome).toEqual(answers[i].body.payloads);
+      expect(row.headers['x-awkward']).toBe(awkward[i % 4].replaceAll('\\', '/') || 'none');
+      expect(row.status_code).toBe(202);
+    });
+  });
+
   it('stops logging when debug is turned off', async () => {
     const token = await t.createToken('switch', { debug: true });
     await send(token.secret, {});

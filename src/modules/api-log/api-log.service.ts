@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { WriteBatcher } from '../../shared/database/write-batcher.js';
 import { EventBus, OnDomainEvent } from '../../shared/events/event-bus.js';
 import { NotFoundError } from '../../shared/errors/domain-error.js';
 import { decodeCursor, olderThan, PAGE_LIMIT_DEFAULT, toPage, type Page } from '../../shared/http/pagination.js';
@@ -9,10 +10,13 @@ import { isJsonObject, parseJsonPreservingNumbers } from '../../shared/json/json
 import type { IntakeCallCompleted, JsonObject } from '../intake/contracts.js';
 import { ApiLogFacade, type LoggedPayloads } from './api-log.facade.js';
 import { ApiLogEntry } from './domain/api-log-entry.entity.js';
+import { insertEntries } from './api-log.store.js';
 import { toApiLogEntryDto, type ApiLogEntryDto, type ListApiLogQueryDto } from './http/dto/api-log.dto.js';
 
 /** Rows deleted per statement by the retention job, so it never holds long locks. */
 export const RETENTION_BATCH = 1000;
+/** Log-writing statements an instance runs at once; calls beyond share them (group commit). */
+const LOG_WRITES_AT_ONCE = 2;
 
 export class ApiLogEntryNotFoundError extends NotFoundError {
   constructor(id: string) {
@@ -29,6 +33,15 @@ export class ApiLogService implements ApiLogFacade {
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /**
+   * The log rows of calls that complete while earlier rows are being written go in together, as one
+   * multi-row insert (one commit); each call still answers only after its row is committed.
+   */
+  private readonly batcher = new WriteBatcher<ApiLogEntry, void>(async (entries) => {
+    await insertEntries(this.orm.em.fork(), entries);
+    return entries.map(() => undefined);
+  }, LOG_WRITES_AT_ONCE);
 
   /** Stores the call when the token's debug window was open as it arrived. */
   @OnDomainEvent('IntakeCallCompleted')
@@ -47,7 +60,7 @@ export class ApiLogService implements ApiLogFacade {
       // A JSON parse error quotes the body, NUL bytes included; jsonb cannot hold U+0000 either.
       error: call.error === null ? null : { ...call.error, message: call.error.message.replaceAll('\u0000', '\uFFFD') },
     });
-    await this.orm.em.fork().insert(ApiLogEntry, entry);
+    await this.batcher.submit(entry);
     await this.events.publish('ApiLogEntryWritten', { entryId: entry.id, tokenId: entry.tokenId, statusCode: entry.statusCode });
   }
 
