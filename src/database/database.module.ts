@@ -24,8 +24,10 @@ export async function createOrm(options: DatabaseOptions): Promise<MikroORM> {
     extensions: [Migrator],
     migrations: { migrationsList, silent: true, snapshot: false, transactional: true, allOrNothing: true },
     // Enough for many concurrent intake calls; a call that waits longer than the connection timeout
-    // for one is answered 503 with Retry-After (backpressure) rather than queued without bound.
-    pool: { min: 0, max: options.poolSize ?? 40 },
+    // for one is answered 503 with Retry-After (backpressure) rather than queued without bound. Two
+    // stay open when idle, so that a lookup or write after a quiet spell (or a run of unmatched
+    // calls, which touch no connection) does not pay for opening one inside a call.
+    pool: { min: Math.min(2, options.poolSize ?? 40), max: options.poolSize ?? 40 },
     // Fail fast when PostgreSQL is unreachable: intake answers 503 within 2 seconds.
     driverOptions: { connectionTimeoutMillis: 1500 },
     forceUtcTimezone: true,
