@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -84,6 +85,7 @@ describe('Database outage (e2e, own PostgreSQL)', () => {
     accepted.push('before-outage');
 
     await postgres.stop();
+    const warnings = jest.spyOn(Logger.prototype, 'warn');
 
     // One at a time, then several at once: each answers 503 quickly, nothing written.
     const sequential = [];
@@ -99,6 +101,11 @@ describe('Database outage (e2e, own PostgreSQL)', () => {
     expect(readiness.status).toBe(503);
     expect(readiness.body).toEqual({ status: 'unavailable', database: 'down' });
     expect((await adminCall('GET', '/api/incidents')).status).toBe(503);
+    // The operator is told why, once for the whole burst (not a line per call).
+    const reports = warnings.mock.calls.map(([line]) => String(line)).filter((line) => line.startsWith('answering 503 DATABASE_UNAVAILABLE'));
+    warnings.mockRestore();
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatch(/ECONNREFUSED/);
 
     // Same data directory, same server: the app's connection URL must still be right.
     const restartedUrl = await postgres.start();

@@ -36,3 +36,47 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** The messages (and codes) of an error and the errors it wraps, outermost first, each message once. */
+export function describeCause(error: unknown): string {
+  const parts: Array<{ message: string; code?: string }> = [];
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current);
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    const text = typeof message === 'string' ? message.slice(0, 300) : String(current);
+    const same = parts.find((part) => part.message === text);
+    if (!same) parts.push({ message: text, ...(typeof code === 'string' ? { code } : {}) });
+    else if (same.code === undefined && typeof code === 'string') same.code = code;
+    current = (current as { cause?: unknown; previous?: unknown }).cause ?? (current as { previous?: unknown }).previous;
+  }
+  if (parts.length === 0) return String(error);
+  return parts.map((part) => (part.code ? `${part.message} [${part.code}]` : part.message)).join(' <- ');
+}
+
+/** How often, at most, the cause of 503 answers is logged while the database stays unavailable. */
+export const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Logs why calls are answered 503: the database error behind them, at most once an interval, with
+ * how many calls were answered 503 since the previous line. Enough to tell an outage from pool
+ * exhaustion at 3 a.m., without a line per call while the database is down.
+ */
+export class UnavailableLog {
+  private lastAt = Number.NEGATIVE_INFINITY;
+  private calls = 0;
+
+  constructor(
+    private readonly logger: { warn(message: string): void },
+    private readonly intervalMs = UNAVAILABLE_LOG_INTERVAL_MS,
+  ) {}
+
+  report(error: unknown, now = Date.now()): void {
+    this.calls += 1;
+    if (now - this.lastAt < this.intervalMs) return;
+    this.logger.warn(`answering 503 DATABASE_UNAVAILABLE to ${this.calls} call(s) since the last report; cause: ${describeCause(error)}`);
+    this.lastAt = now;
+    this.calls = 0;
+  }
+}

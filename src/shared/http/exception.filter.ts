@@ -3,7 +3,7 @@ import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter 
 import type { FastifyReply } from 'fastify';
 import { DomainError, type ErrorKind } from '../errors/domain-error.js';
 import { MAX_BODY_BYTES } from './limits.js';
-import { DatabaseUnavailableError, isDatabaseUnavailable } from '../errors/database-unavailable.js';
+import { DatabaseUnavailableError, isDatabaseUnavailable, UnavailableLog } from '../errors/database-unavailable.js';
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   invalid: 400,
@@ -77,6 +77,7 @@ export function toErrorBody(thrown: unknown): { body: ErrorBody; headers: Record
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+  private readonly unavailable = new UnavailableLog(this.logger);
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
@@ -84,6 +85,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (body.statusCode >= 500 && body.statusCode !== 503) {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
+    if (body.statusCode === 503 && isDatabaseUnavailable(exception)) this.unavailable.report(exception);
     void reply.status(body.statusCode).headers(headers).send(body);
   }
 }
