@@ -2,6 +2,7 @@
 // answers 202, with no auth, no filters and no database. Started by bench/run.mjs as a child process
 // (so it does not share an event loop with the load generator); prints its base URL on one line.
 import Fastify from 'fastify';
+import { stopWithParent } from './stop-with-parent.mjs';
 
 const BODY_LIMIT = 5_242_880;
 
@@ -16,15 +17,7 @@ const answer = async (request, reply) => {
 app.post('/v1/trace', answer);
 app.post('/v1/alert', answer);
 
-const stop = async () => {
-  await app.close();
-  process.exit(0);
-};
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
-// Never outlive the bench: when its stdin (a pipe from the parent) closes, stop.
-process.stdin.on('end', () => void stop());
-process.stdin.resume();
+stopWithParent(() => app.close());
 
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 console.log(`bare fastify listening on ${address}`);

@@ -7,6 +7,7 @@ import 'reflect-metadata';
 import { Body, Controller, HttpCode, Injectable, Module, Post, UnauthorizedException, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { stopWithParent } from './stop-with-parent.mjs';
 
 class BearerGuard {
   canActivate(context) {
@@ -34,14 +35,7 @@ Module({ controllers: [IntakeController] })(FloorModule);
 
 const app = await NestFactory.create(FloorModule, new FastifyAdapter({ bodyLimit: 5_242_880 }), { logger: false });
 app.useSecurityHeaders({ strictTransportSecurity: false, contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
-const stop = async () => {
-  await app.close();
-  process.exit(0);
-};
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
-process.stdin.on('end', () => void stop());
-process.stdin.resume();
+stopWithParent(() => app.close());
 
 await app.listen({ port: 0, host: '127.0.0.1' });
 console.log(`nest floor listening on http://127.0.0.1:${app.getHttpServer().address().port}`);

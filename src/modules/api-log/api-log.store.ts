@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
+import { columnsOf } from '../../shared/database/columns.js';
 import type { ApiLogEntry } from './domain/api-log-entry.entity.js';
 
 /**
@@ -17,10 +18,6 @@ const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(v
 
 /** Writes the entries in one statement (atomic on its own, or in the caller's transaction). */
 export async function insertEntries(em: EntityManager, entries: readonly ApiLogEntry[]): Promise<void> {
-  const columns: unknown[][] = Array.from({ length: 11 }, () => []);
-  for (const e of entries) {
-    const row = [e.id, e.tokenId, e.receivedAt, e.method, e.path, e.statusCode, JSON.stringify(e.headers), e.bodyKind, e.body, jsonOrNull(e.outcome), jsonOrNull(e.error)];
-    row.forEach((value, c) => columns[c].push(value));
-  }
-  await insertMany(columns).execute(em.getKysely());
+  const rows = entries.map((e) => [e.id, e.tokenId, e.receivedAt, e.method, e.path, e.statusCode, JSON.stringify(e.headers), e.bodyKind, e.body, jsonOrNull(e.outcome), jsonOrNull(e.error)]);
+  await insertMany(columnsOf(rows, 11)).execute(em.getKysely());
 }

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
+import { columnsOf } from '../../shared/database/columns.js';
 import { fanOutTriggers, planRounds, type WriteRound } from './domain/write-plan.js';
 
 /**
@@ -100,16 +101,14 @@ async function upsertTriggers(em: EntityManager, writes: readonly TriggerWrite[]
   // A row is found again by its key (the round's), or by its id when it has no mapped value.
   const groups: Array<[key: string | null, indexes: number[]]> = [...round.triggers.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const index of round.unkeyed) groups.push([null, [index]]);
-  const columns: unknown[][] = Array.from({ length: 9 }, () => []);
   const idOf = new Map<string, number[]>();
-  for (const [key, indexes] of groups) {
+  const values = groups.map(([key, indexes]) => {
     const first = writes[indexes[0]];
     const id = randomUUID();
-    const row = [id, first.tokenId, first.filterId, storableText(first.title), storableText(first.description), storableText(first.mappedValue), indexes.length, first.at, writes[indexes[indexes.length - 1]].at];
-    row.forEach((value, c) => columns[c].push(value));
     idOf.set(key ?? id, indexes);
-  }
-  const { rows } = await upsertMany(columns).execute(em.getKysely());
+    return [id, first.tokenId, first.filterId, storableText(first.title), storableText(first.description), storableText(first.mappedValue), indexes.length, first.at, writes[indexes[indexes.length - 1]].at];
+  });
+  const { rows } = await upsertMany(columnsOf(values, 9)).execute(em.getKysely());
   for (const row of rows) {
     const indexes = idOf.get(row.mapped_md5 === null ? row.id : keyOf(row.filter_id, row.mapped_md5));
     if (!indexes) throw new Error(`the incident upsert returned a row no write asked for (${row.id})`);

@@ -10,6 +10,16 @@ function manualLoader<V>() {
 
 const settle = () => new Promise((done) => setImmediate(done));
 
+/** A cache whose key 'a' holds `value`, loaded at time 0 through a manual loader (calls[0]). */
+async function cacheHolding(value: string, options: { refreshAfterMs?: number } = {}) {
+  const cache = new TtlCache<string, string>(1000, options);
+  const { load, calls } = manualLoader<string>();
+  const first = cache.getOrLoad('a', load, 0);
+  calls[0].resolve(value);
+  await first;
+  return { cache, load, calls };
+}
+
 describe(TtlCache.name, () => {
   it('keeps a value for its time to live, counted from when its load began', async () => {
     const cache = new TtlCache<string, number>(1000);
@@ -33,11 +43,7 @@ describe(TtlCache.name, () => {
   });
 
   it('answers an ageing entry at once and reloads it once in the background', async () => {
-    const cache = new TtlCache<string, string>(1000, { refreshAfterMs: 750 });
-    const { load, calls } = manualLoader<string>();
-    const first = cache.getOrLoad('a', load, 0);
-    calls[0].resolve('old');
-    await first;
+    const { cache, load, calls } = await cacheHolding('old', { refreshAfterMs: 750 });
     // Before refreshAfterMs: cached, no load.
     expect(await cache.getOrLoad('a', load, 749)).toBe('old');
     expect(calls).toHaveLength(1);
@@ -55,11 +61,7 @@ describe(TtlCache.name, () => {
   });
 
   it('never answers an entry past its TTL, even while a refresh is in flight', async () => {
-    const cache = new TtlCache<string, string>(1000, { refreshAfterMs: 500 });
-    const { load, calls } = manualLoader<string>();
-    const first = cache.getOrLoad('a', load, 0);
-    calls[0].resolve('old');
-    await first;
+    const { cache, load, calls } = await cacheHolding('old', { refreshAfterMs: 500 });
     expect(await cache.getOrLoad('a', load, 600)).toBe('old');
     expect(calls).toHaveLength(2);
     // Expired: the caller waits, and joins the refresh already in flight.
@@ -121,11 +123,7 @@ describe(TtlCache.name, () => {
   });
 
   it('serves on through a failed background refresh until the TTL', async () => {
-    const cache = new TtlCache<string, string>(1000, { refreshAfterMs: 500 });
-    const { load, calls } = manualLoader<string>();
-    const first = cache.getOrLoad('a', load, 0);
-    calls[0].resolve('old');
-    await first;
+    const { cache, load, calls } = await cacheHolding('old', { refreshAfterMs: 500 });
     expect(await cache.getOrLoad('a', load, 500)).toBe('old');
     calls[1].reject(new Error('database down'));
     await settle();
@@ -147,11 +145,7 @@ describe(TtlCache.name, () => {
   });
 
   it('forgets an entry when its background refresh finds nothing', async () => {
-    const cache = new TtlCache<string, string>(1000, { refreshAfterMs: 500 });
-    const { load, calls } = manualLoader<string>();
-    const first = cache.getOrLoad('a', load, 0);
-    calls[0].resolve('token');
-    await first;
+    const { cache, load, calls } = await cacheHolding('token', { refreshAfterMs: 500 });
     expect(await cache.getOrLoad('a', load, 500)).toBe('token');
     calls[1].resolve(undefined);
     await settle();

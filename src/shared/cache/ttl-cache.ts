@@ -21,14 +21,10 @@ interface Entry<V> {
   loadedAt: number;
 }
 
-/** A load in flight; it stores its value only if it is still the key's current load when it ends. */
-interface Load<V> {
-  promise: Promise<V | undefined>;
-}
-
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, Entry<V>>();
-  private readonly loads = new Map<K, Load<V>>();
+  /** Loads in flight; one stores its value only if it is still its key's load when it ends. */
+  private readonly loads = new Map<K, Promise<V | undefined>>();
   private readonly maxEntries: number;
   private readonly refreshAfterMs: number;
 
@@ -51,12 +47,12 @@ export class TtlCache<K, V> {
     const entry = this.entries.get(key);
     if (entry && now - entry.loadedAt < this.ttlMs) {
       if (now - entry.loadedAt >= this.refreshAfterMs && !this.loads.has(key)) {
-        this.start(key, load, now).promise.catch(() => undefined);
+        this.start(key, load, now).catch(() => undefined);
       }
       return Promise.resolve(entry.value);
     }
     if (entry) this.entries.delete(key);
-    return (this.loads.get(key) ?? this.start(key, load, now)).promise;
+    return this.loads.get(key) ?? this.start(key, load, now);
   }
 
   /** Forgets the key, and any load of it in flight (which may have read the value before a change). */
@@ -71,24 +67,22 @@ export class TtlCache<K, V> {
     this.loads.clear();
   }
 
-  private start(key: K, load: Loader<V>, startedAt: number): Load<V> {
-    const current: Load<V> = {
-      // `new Promise` turns a loader that throws at once into a rejection like any other.
-      promise: new Promise<V | undefined>((resolve) => resolve(load())).then(
-        (value) => {
-          if (this.loads.get(key) !== current) return value;
-          this.loads.delete(key);
-          // Nothing there any more (a token revoked through another instance): forget the old entry.
-          if (value === undefined) this.entries.delete(key);
-          else this.store(key, value, startedAt);
-          return value;
-        },
-        (error: unknown) => {
-          if (this.loads.get(key) === current) this.loads.delete(key);
-          throw error;
-        },
-      ),
-    };
+  private start(key: K, load: Loader<V>, startedAt: number): Promise<V | undefined> {
+    // `new Promise` turns a loader that throws at once into a rejection like any other.
+    const current: Promise<V | undefined> = new Promise<V | undefined>((resolve) => resolve(load())).then(
+      (value) => {
+        if (this.loads.get(key) !== current) return value;
+        this.loads.delete(key);
+        // Nothing there any more (a token revoked through another instance): forget the old entry.
+        if (value === undefined) this.entries.delete(key);
+        else this.store(key, value, startedAt);
+        return value;
+      },
+      (error: unknown) => {
+        if (this.loads.get(key) === current) this.loads.delete(key);
+        throw error;
+      },
+    );
     this.loads.set(key, current);
     return current;
   }

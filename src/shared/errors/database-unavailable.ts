@@ -23,16 +23,22 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOST
 const UNAVAILABLE_SQLSTATE = /^(08(?!P01)...|57P0[1-4])$/;
 const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)/i;
 
-/** True when an error (or one it wraps) says the database is down or unreachable. */
-export function isDatabaseUnavailable(error: unknown): boolean {
+/** An error and the errors it wraps (`cause`, or the ORM's `previous`), outermost first; a cycle ends it. */
+function* causeChain(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
   const seen = new Set<unknown>();
   let current: unknown = error;
   while (current && typeof current === 'object' && !seen.has(current)) {
     seen.add(current);
-    const { code, message } = current as { code?: unknown; message?: unknown };
+    yield current as { code?: unknown; message?: unknown };
+    current = (current as { cause?: unknown; previous?: unknown }).cause ?? (current as { previous?: unknown }).previous;
+  }
+}
+
+/** True when an error (or one it wraps) says the database is down or unreachable. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (const { code, message } of causeChain(error)) {
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true;
     if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
-    current = (current as { cause?: unknown; previous?: unknown }).cause ?? (current as { previous?: unknown }).previous;
   }
   return false;
 }
@@ -40,16 +46,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /** The messages (and codes) of an error and the errors it wraps, outermost first, each message once. */
 export function describeCause(error: unknown): string {
   const parts: Array<{ message: string; code?: string }> = [];
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current && typeof current === 'object' && !seen.has(current)) {
-    seen.add(current);
-    const { code, message } = current as { code?: unknown; message?: unknown };
+  for (const current of causeChain(error)) {
+    const { code, message } = current;
     const text = typeof message === 'string' ? message.slice(0, 300) : String(current);
     const same = parts.find((part) => part.message === text);
     if (!same) parts.push({ message: text, ...(typeof code === 'string' ? { code } : {}) });
     else if (same.code === undefined && typeof code === 'string') same.code = code;
-    current = (current as { cause?: unknown; previous?: unknown }).cause ?? (current as { previous?: unknown }).previous;
   }
   if (parts.length === 0) return String(error);
   return parts.map((part) => (part.code ? `${part.message} [${part.code}]` : part.message)).join(' <- ');

@@ -85,7 +85,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (body.statusCode >= 500 && body.statusCode !== 503) {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
-    if (body.statusCode === 503 && isDatabaseUnavailable(exception)) this.unavailable.report(exception);
+    if (body.code === 'DATABASE_UNAVAILABLE') this.unavailable.report(exception);
     void reply.status(body.statusCode).headers(headers).send(body);
   }
 }
