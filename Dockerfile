@@ -21,4 +21,4 @@ HEALTHCHECK --interval=10s --timeout=4s CMD ["node", "scripts/healthcheck.cjs"]
 # Heap sizes for a service meant to stay within ~300 MB (docs/DECISIONS.md, "Memory"): V8's own
 # follow the host's memory (on a large host a 128 MB young generation, and an old one left to grow
 # to four times its live data between collections).
-CMD ["node", "--max-semi-space-size=32", "--max-old-space-size=1024", "dist/src/main.js"]
+CMD ["node", "--max-semi-space-size=16", "--max-old-space-size=1024", "dist/src/main.js"]

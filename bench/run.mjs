@@ -598,11 +598,14 @@ async function startService(databaseUrl, profileDir) {
     ADMIN_API_KEY: ADMIN_KEY,
     LOG_LEVEL: 'warn',
     INTAKE_RATE_LIMIT: 'off',
-    // Node flags for the service only (e.g. heap limits), to compare memory settings.
-    ...(process.env.SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVICE_NODE_OPTIONS } : {}),
+    // glibc's allocator settings (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, ...), to compare them.
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('MALLOC_'))),
   };
   // The service runs with the Node flags of `npm run start:prod` (heap sizes), as in production.
-  const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...productionNodeFlags(), MAIN];
+  // SERVICE_NODE_OPTIONS come after them, so that one given twice takes its value from there (in
+  // NODE_OPTIONS the command line's would win).
+  const extraFlags = (process.env.SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...productionNodeFlags(), ...extraFlags, MAIN];
   const service = await startChild('the service', args, env, (out) => out.includes('Database:'));
   const api = async (method, path, body) => {
     const response = await fetch(service.url + path, {
