@@ -9,7 +9,8 @@ import { MAX_BODY_BYTES } from '../../shared/http/limits.js';
 import type { AuthenticatedToken } from '../tokens/contracts.js';
 import type { BodyKind, IntakeCallCompleted, PayloadOutcome } from './contracts.js';
 import { PayloadTooLargeError } from '../../shared/errors/body-errors.js';
-import { decompressIntakeBody, parseIntakeBody, type IntakeHeaders } from './domain/intake-body.js';
+import { decompressIntakeBody, parseIntakeBodyInSteps, type IntakeHeaders } from './domain/intake-body.js';
+import { runInSlices, runToEnd } from '../../shared/work/slices.js';
 import { ByteBudget, type Release } from '../../shared/http/byte-budget.js';
 import { IdempotencyKeyReusedError, RateLimitedError, readIdempotencyKey } from './domain/intake.errors.js';
 import { RateLimiter } from './domain/rate-limiter.js';
@@ -40,6 +41,9 @@ export interface IntakeCall {
 // 8 MiB at once (one of the largest, 5 MiB, plus a few medium ones); smaller ones never wait.
 const BODY_BUDGET_BYTES = 8 * 1024 * 1024;
 const SMALL_BODY_BYTES = 64 * 1024;
+// A large body's parsing gives the event loop back every 10 ms: other calls, and database replies
+// (a connection being opened has a 1.5 s timeout), are not held up for the whole body.
+const PARSE_SLICE_MS = 10;
 
 const header = (headers: IntakeCall['headers'], name: string) => {
   const value = headers[name];
@@ -109,7 +113,9 @@ export class IntakeService {
           };
       const json = (admitted.json = decompressIntakeBody(call.body.bytes, headers, onText));
       admitted.release = await this.bodies.acquire(json.length);
-      const payloads = parseIntakeBody(json, onText);
+      const steps = parseIntakeBodyInSteps(json, onText);
+      // A small body is one step: it skips the promise.
+      const payloads = json.length <= SMALL_BODY_BYTES ? runToEnd(steps) : await runInSlices(steps, { sliceMs: PARSE_SLICE_MS });
       const evaluate = async (): Promise<IntakeResult> => ({
         received: payloads.length,
         payloads: payloads.length === 0 ? [] : await this.events.request('PayloadReceived', { tokenId: call.token.id, path: call.path, receivedAt, payloads }),

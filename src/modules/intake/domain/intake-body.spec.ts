@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { parseJsonPreservingNumbers } from '../../../shared/json/json-text.js';
-import { MAX_DEPTH, nestingDepth, parseArrayInGroups, parseIntakeBody } from './intake-body.js';
+import { MAX_DEPTH, nestingDepth, parseArrayInGroups, parseIntakeBody, parseIntakeBodyInSteps } from './intake-body.js';
 
 /** Compares parsed values by their JSON, so numbers kept as raw text compare by their digits. */
 const asJson = (value: unknown) => JSON.stringify(value);
@@ -141,6 +141,18 @@ describe(parseIntakeBody.name, () => {
       expect(withoutText?.code).toBe(code);
       expect(withoutText).toEqual(errorOf(() => undefined));
     }
+  });
+
+  it('parses a large array one step per group of elements (~64 KiB), to the same payloads', () => {
+    const steps = parseIntakeBodyInSteps(Buffer.from(big), null);
+    let count = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) count++;
+    expect(count).toBe(Math.floor(Buffer.byteLength(big) / (64 * 1024))); // a step after every group but the last
+    expect(asJson(step.value)).toBe(big);
+    // Small bodies, and bodies whose text the API log needs, are one step.
+    expect(parseIntakeBodyInSteps(Buffer.from(span(1)), null).next()).toMatchObject({ done: true });
+    expect(parseIntakeBodyInSteps(Buffer.from(big), () => undefined).next()).toMatchObject({ done: true });
   });
 
   it('parses a large object body (not an array) as a whole', () => {

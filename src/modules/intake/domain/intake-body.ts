@@ -5,6 +5,7 @@ import { InvalidInputError } from '../../../shared/errors/domain-error.js';
 import { MAX_BODY_BYTES } from '../../../shared/http/limits.js';
 import type { JsonObject } from '../contracts.js';
 import { isJsonObject, isRawJson, parseJsonPreservingNumbers } from '../../../shared/json/json-text.js';
+import { runToEnd, type Steps } from '../../../shared/work/slices.js';
 
 /** Deepest nesting accepted; real integrations stay far below, and deeper input endangers every later step. */
 export const MAX_DEPTH = 256;
@@ -91,8 +92,16 @@ export function decompressIntakeBody(bytes: Buffer, headers: IntakeHeaders, onTe
  * of elements (`parseArrayInGroups`), without ever holding the whole text.
  */
 export function parseIntakeBody(raw: Buffer, onText: OnText | null): JsonObject[] {
+  return runToEnd(parseIntakeBodyInSteps(raw, onText));
+}
+
+/**
+ * `parseIntakeBody` as steps (see `runInSlices`): a large array parsed in groups yields after each
+ * group, so that its parsing can give the event loop back between groups.
+ */
+export function* parseIntakeBodyInSteps(raw: Buffer, onText: OnText | null): Steps<JsonObject[]> {
   if (onText === null && raw.length >= GROUPED_FROM_BYTES && isUtf8(raw)) {
-    const elements = parseArrayInGroups(raw, startsWithBom(raw) ? 3 : 0);
+    const elements = yield* arrayInGroups(raw, startsWithBom(raw) ? 3 : 0, GROUP_BYTES);
     if (elements !== null) return toPayloads(elements);
     // Not one well-formed array: the whole text gives the usual answer (an object, or the error).
   }
@@ -142,6 +151,11 @@ const isJsonSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c =
  * array, so that the caller parses the whole text and answers exactly as before.
  */
 export function parseArrayInGroups(raw: Buffer, start: number, groupBytes = GROUP_BYTES): unknown[] | null {
+  return runToEnd(arrayInGroups(raw, start, groupBytes));
+}
+
+/** `parseArrayInGroups` as steps: one step per group of elements. */
+function* arrayInGroups(raw: Buffer, start: number, groupBytes: number): Steps<unknown[] | null> {
   let i = start;
   while (i < raw.length && isJsonSpace(raw[i])) i++;
   if (raw[i] !== 0x5b) return null; // not an array
@@ -182,6 +196,7 @@ export function parseArrayInGroups(raw: Buffer, start: number, groupBytes = GROU
     } else if (c === 0x2c && depth === 1 && i - open > groupBytes) {
       if (!parseGroup(i, false)) return null;
       open = i;
+      yield;
     }
   }
   if (i >= raw.length || raw[i] !== 0x5d || !parseGroup(i, true)) return null;
