@@ -10,7 +10,7 @@ import type { AuthenticatedToken } from '../tokens/contracts.js';
 import type { BodyKind, IntakeCallCompleted, PayloadOutcome } from './contracts.js';
 import { PayloadTooLargeError } from '../../shared/errors/body-errors.js';
 import { decompressIntakeBody, parseIntakeBodyInSteps, type IntakeHeaders } from './domain/intake-body.js';
-import { runInSlices, runToEnd } from '../../shared/work/slices.js';
+import { runInSlices } from '../../shared/work/slices.js';
 import { ByteBudget, type Release } from '../../shared/http/byte-budget.js';
 import { IdempotencyKeyReusedError, RateLimitedError, readIdempotencyKey } from './domain/intake.errors.js';
 import { RateLimiter } from './domain/rate-limiter.js';
@@ -113,9 +113,7 @@ export class IntakeService {
           };
       const json = (admitted.json = decompressIntakeBody(call.body.bytes, headers, onText));
       admitted.release = await this.bodies.acquire(json.length);
-      const steps = parseIntakeBodyInSteps(json, onText);
-      // A small body is one step: it skips the promise.
-      const payloads = json.length <= SMALL_BODY_BYTES ? runToEnd(steps) : await runInSlices(steps, { sliceMs: PARSE_SLICE_MS });
+      const payloads = await runInSlices(parseIntakeBodyInSteps(json, onText), { sliceMs: PARSE_SLICE_MS });
       const evaluate = async (): Promise<IntakeResult> => ({
         received: payloads.length,
         payloads: payloads.length === 0 ? [] : await this.events.request('PayloadReceived', { tokenId: call.token.id, path: call.path, receivedAt, payloads }),

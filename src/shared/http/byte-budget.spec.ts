@@ -3,6 +3,16 @@ import { ByteBudget } from './byte-budget.js';
 
 const MiB = 1024 * 1024;
 
+/** Runs `work` once `bytes` are admitted and releases them however it ends, as the intake does. */
+async function run<T>(budget: ByteBudget, bytes: number, work: () => T | Promise<T>): Promise<T> {
+  const release = await budget.acquire(bytes);
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}
+
 /** Lets every pending microtask and setImmediate run (admission happens from a setImmediate). */
 const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -30,7 +40,7 @@ describe(ByteBudget.name, () => {
   it('admits large bodies only while their bytes fit in the budget', async () => {
     const budget = new ByteBudget(8 * MiB, 64 * 1024);
     const t = tracker();
-    const calls = Array.from({ length: 4 }, () => budget.run(3 * MiB, t.work()));
+    const calls = Array.from({ length: 4 }, () => run(budget, 3 * MiB, t.work()));
     await settle();
     expect(t.running()).toBe(2); // 6 MiB held; a third would make 9
     expect(budget.heldBytes).toBe(6 * MiB);
@@ -48,11 +58,11 @@ describe(ByteBudget.name, () => {
   it('never makes a small body wait, even behind a queue of large ones', async () => {
     const budget = new ByteBudget(8 * MiB, 64 * 1024);
     const t = tracker();
-    const large = [budget.run(5 * MiB, t.work()), budget.run(5 * MiB, t.work())];
+    const large = [run(budget, 5 * MiB, t.work()), run(budget, 5 * MiB, t.work())];
     await settle();
     expect(budget.waiting).toBe(1);
     let smallDone = false;
-    const small = budget.run(64 * 1024, async () => {
+    const small = run(budget, 64 * 1024, async () => {
       smallDone = true;
       return 'small';
     });
@@ -68,9 +78,9 @@ describe(ByteBudget.name, () => {
   it('runs a body larger than the budget alone, once nothing else holds it', async () => {
     const budget = new ByteBudget(4 * MiB, 1024);
     const t = tracker();
-    const first = budget.run(2 * MiB, t.work());
-    const huge = budget.run(10 * MiB, t.work());
-    const after = budget.run(2 * MiB, t.work());
+    const first = run(budget, 2 * MiB, t.work());
+    const huge = run(budget, 10 * MiB, t.work());
+    const after = run(budget, 2 * MiB, t.work());
     await settle();
     expect(t.running()).toBe(1); // the huge one waits for the first
     t.finishOne();
@@ -87,7 +97,7 @@ describe(ByteBudget.name, () => {
 
   it('admits a body larger than the budget at once when nothing is held', async () => {
     const budget = new ByteBudget(1 * MiB, 0);
-    await expect(budget.run(5 * MiB, () => 'alone')).resolves.toBe('alone');
+    await expect(run(budget, 5 * MiB, () => 'alone')).resolves.toBe('alone');
     expect(budget.heldBytes).toBe(0);
   });
 
@@ -95,9 +105,9 @@ describe(ByteBudget.name, () => {
     const budget = new ByteBudget(8 * MiB, 64 * 1024);
     const order: string[] = [];
     const t = tracker();
-    const holder = budget.run(6 * MiB, t.work());
-    const big = budget.run(5 * MiB, async () => void order.push('big'));
-    const medium = budget.run(1 * MiB, async () => void order.push('medium')); // would fit now, but comes later
+    const holder = run(budget, 6 * MiB, t.work());
+    const big = run(budget, 5 * MiB, async () => void order.push('big'));
+    const medium = run(budget, 1 * MiB, async () => void order.push('medium')); // would fit now, but comes later
     await settle();
     expect(order).toEqual([]);
     t.finishOne();
@@ -108,8 +118,8 @@ describe(ByteBudget.name, () => {
   it('releases on a rejection and on a synchronous throw, and the next call proceeds', async () => {
     const budget = new ByteBudget(4 * MiB, 0);
     const t = tracker();
-    const failing = budget.run(3 * MiB, t.work(true));
-    const next = budget.run(3 * MiB, async () => 'next');
+    const failing = run(budget, 3 * MiB, t.work(true));
+    const next = run(budget, 3 * MiB, async () => 'next');
     await settle();
     expect(budget.waiting).toBe(1);
     t.finishOne();
@@ -117,12 +127,12 @@ describe(ByteBudget.name, () => {
     await expect(next).resolves.toBe('next');
 
     await expect(
-      budget.run(3 * MiB, () => {
+      run(budget, 3 * MiB, () => {
         throw new Error('thrown');
       }),
     ).rejects.toThrow('thrown');
     expect(budget.heldBytes).toBe(0);
-    await expect(budget.run(4 * MiB, () => 'still works')).resolves.toBe('still works');
+    await expect(run(budget, 4 * MiB, () => 'still works')).resolves.toBe('still works');
   });
 
   it('ignores a second release of the same admission', async () => {
@@ -143,7 +153,7 @@ describe(ByteBudget.name, () => {
     const sizes = Array.from({ length: 200 }, (_, i) => [1024, 100 * 1024, 2 * MiB, 5 * MiB, 12 * MiB][i % 5]);
     const results = await Promise.allSettled(
       sizes.map((bytes, i) =>
-        budget.run(bytes, async () => {
+        run(budget, bytes, async () => {
           running++;
           // Within the budget, or a larger body alone.
           if (budget.heldBytes > 8 * MiB && budget.heldBytes !== bytes) overBudget++;

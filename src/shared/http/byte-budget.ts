@@ -46,16 +46,6 @@ export class ByteBudget {
     return new Promise((admit) => this.queue.push({ bytes, admit }));
   }
 
-  /** Runs `work` once `bytes` are admitted, and releases them however it ends. */
-  async run<T>(bytes: number, work: () => T | Promise<T>): Promise<T> {
-    const release = await this.acquire(bytes);
-    try {
-      return await work();
-    } finally {
-      release();
-    }
-  }
-
   private fits(bytes: number): boolean {
     return this.held === 0 || this.held + bytes <= this.budgetBytes;
   }
